@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _LINUX_SLQB_DEF_H
+#define _LINUX_SLQB_DEF_H
+
+/*
+ * SLQB: a queued slab allocator.
+ *
+ * Every cache has one kmem_cache_list per CPU and one per memory node.
+ * A list owns slabs: the partially used ones sit on its partial list, the
+ * full ones are only pointed at by slab->list. A CPU's list is used by
+ * that CPU alone, with interrupts disabled; a node's list is used by any
+ * CPU under the node's list_lock. See Documentation/mm/slqb.rst.
+ */
+
+#include <linux/atomic.h>
+#include <linux/irq_work.h>
+#include <linux/kobject.h>
+#include <linux/list.h>
+#include <linux/reciprocal_div.h>
+#include <linux/types.h>
+
+enum slqb_stat_item {
+	ALLOC,			/* objects allocated */
+	ALLOC_SLAB_FILL,	/* LIFO refills from a partial slab */
+	ALLOC_SLAB_NEW,		/* new slabs from the page allocator */
+	FREE,			/* objects freed */
+	FREE_REMOTE,		/* frees of objects of another node */
+	FLUSH_FREE_LIST,	/* LIFO flushes above hiwater */
+	FLUSH_FREE_LIST_OBJECTS,/* objects moved by those flushes */
+	FLUSH_FREE_LIST_REMOTE,	/* flushed objects owned by another list */
+	FLUSH_SLAB_PARTIAL,	/* slabs that became partial again */
+	FLUSH_SLAB_FREE,	/* empty slabs given back to the page allocator */
+	FLUSH_RFREE_LIST,	/* rlist hand-overs to another list */
+	FLUSH_RFREE_LIST_OBJECTS,/* objects in those hand-overs */
+	CLAIM_REMOTE_LIST,	/* remote free lists claimed by the owner */
+	CLAIM_REMOTE_LIST_OBJECTS,/* objects in those claims */
+	REMOTE_CAP_HIT,		/* hand-overs that found the target over its cap */
+	TRIM_RUNS,		/* periodic trim passes */
+	TRIM_OBJECTS,		/* objects released by trim passes */
+	TRIM_WORST_NS,		/* longest trim pass seen, in ns (a maximum) */
+	NR_SLQB_STAT_ITEMS
+};
+
+/**
+ * struct kmem_cache_list - objects and slabs owned by one CPU or one node
+ * @freelist: LIFO of free objects, linked through their free pointers
+ * @nr: number of objects on @freelist
+ * @partial: slabs with both free and allocated objects
+ * @nr_partial: number of slabs on @partial
+ * @slab_free: free objects sitting on the slab freelists of @partial
+ * @nr_slabs: all slabs owned by this list, full ones included
+ * @remote_head: objects of this list's slabs freed by other CPUs, pushed
+ *	in batches without a lock and claimed all at once by the owner
+ * @remote_nr: approximate number of objects on @remote_head
+ * @cache: the cache this list belongs to
+ * @cpu: owning CPU, or -1 for a node list
+ * @dead: the owning CPU is offline; its slabs are adopted under the node
+ *	lock by whoever frees into them
+ * @claim_work: asks the owning CPU to claim @remote_head when it grew past
+ *	its cap
+ * @stats: event counters (CONFIG_SLQB_STATS)
+ */
+struct kmem_cache_list {
+	void *freelist;
+	unsigned int nr;
+	struct list_head partial;
+	unsigned long nr_partial;
+	unsigned long slab_free;
+	atomic_long_t nr_slabs;
+	void *remote_head;
+	atomic_t remote_nr;
+	struct kmem_cache *cache;
+	int cpu;
+	bool dead;
+	struct irq_work claim_work;
+#ifdef CONFIG_SLQB_STATS
+	unsigned long stats[NR_SLQB_STAT_ITEMS];
+#endif
+};
+
+/**
+ * struct kmem_cache_cpu - a CPU's state in one cache
+ * @list: objects and slabs this CPU owns
+ * @rlist: objects freed here that belong to another CPU's list, all for
+ *	the list @rlist_target; handed over to it in one move
+ * @rlist_tail: last object on @rlist
+ * @rlist_nr: number of objects on @rlist
+ * @rlist_target: the list that @rlist is for
+ */
+struct kmem_cache_cpu {
+	struct kmem_cache_list list;
+	void *rlist;
+	void *rlist_tail;
+	unsigned int rlist_nr;
+	struct kmem_cache_list *rlist_target;
+};
+
+/*
+ * Slab cache management. The fields used by the fast paths come first.
+ */
+struct kmem_cache {
+	struct kmem_cache_cpu __percpu *cpu_slab;
+	unsigned int offset;		/* free pointer offset in an object */
+	unsigned int hiwater;		/* LIFO length that triggers a flush */
+	unsigned int freebatch;		/* objects moved per flush or refill */
+	slab_flags_t flags;
+	unsigned int size;		/* object size with metadata and padding */
+	unsigned int object_size;	/* object size as the user asked */
+	unsigned int inuse;		/* offset of metadata after the object */
+	unsigned int align;
+	unsigned int objects;		/* objects per slab */
+	unsigned int order;		/* slab order */
+	struct reciprocal_value reciprocal_size;
+	gfp_t allocflags;		/* gfp flags for every slab allocation */
+	int refcount;			/* for merged caches and destroy */
+	void (*ctor)(void *object);
+	unsigned int useroffset;	/* usercopy region offset */
+	unsigned int usersize;		/* usercopy region size */
+	const char *name;
+	struct list_head list;		/* on slab_caches */
+#ifdef CONFIG_SLAB_FREELIST_HARDENED
+	unsigned long random;		/* free pointer obfuscation */
+#endif
+#ifdef CONFIG_SYSFS
+	struct kobject kobj;
+#endif
+	struct kmem_cache_node *node[MAX_NUMNODES];
+};
+
+#ifdef CONFIG_SYSFS
+#define SLAB_SUPPORTS_SYSFS
+void sysfs_slab_unlink(struct kmem_cache *s);
+void sysfs_slab_release(struct kmem_cache *s);
+#endif
+
+static inline unsigned int __obj_to_index(const struct kmem_cache *cache,
+					  void *addr, void *obj)
+{
+	return reciprocal_divide(obj - addr, cache->reciprocal_size);
+}
+
+static inline unsigned int obj_to_index(const struct kmem_cache *cache,
+					const struct slab *slab, void *obj)
+{
+	return __obj_to_index(cache, slab_address(slab), obj);
+}
+
+static inline int objs_per_slab(const struct kmem_cache *cache,
+				const struct slab *slab)
+{
+	return cache->objects;
+}
+
+#endif /* _LINUX_SLQB_DEF_H */

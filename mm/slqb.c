@@ -1,0 +1,2043 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SLQB: a queued slab allocator.
+ *
+ * Free objects wait on queues that are singly linked lists threaded through
+ * the objects themselves:
+ *
+ *  - each CPU has a LIFO of hot objects (kmem_cache_list.freelist), used with
+ *    interrupts disabled and no lock. Any object whose slab is on the CPU's
+ *    memory node may go there, whoever owns the slab;
+ *  - each CPU owns a list of partial slabs, also used without a lock;
+ *  - objects that belong to another CPU's slabs are collected on the freeing
+ *    CPU's rlist and handed over to the owner's remote queue in one move. The
+ *    owner claims the whole queue when its LIFO runs dry, from its periodic
+ *    trim work, or at once when the queue grows past its cap;
+ *  - each memory node has a list of slabs under a spinlock, used for
+ *    node-specific allocations and for slabs orphaned by an offline CPU.
+ *
+ * "Local" always means the CPU's memory node (numa_mem_id()), so a CPU on a
+ * memoryless node allocates from and frees to the nearest node with memory.
+ *
+ * Ownership rules: a slab's owner (slab->list) is a CPU list or the node list
+ * of the slab's node. A live CPU list is only touched by its CPU with
+ * interrupts disabled. A node list, and any slab that it or a dead CPU owns,
+ * is only touched under the node's list_lock, and slab->list only changes
+ * under that lock. Anyone who read an owner without the lock reads it again
+ * under the lock before acting on it.
+ */
+
+#include <linux/bitops.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/debugobjects.h>
+#include <linux/kmemleak.h>
+#include <linux/ktime.h>
+#include <linux/memory.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/sched/mm.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/swab.h>
+#include <linux/swap.h>
+#include <linux/workqueue.h>
+#include <trace/events/kmem.h>
+
+#include "internal.h"
+#include "slab.h"
+
+/* Boot parameters, see Documentation/admin-guide/kernel-parameters.txt. */
+static unsigned int slqb_min_order;
+static unsigned int slqb_min_objects = 1;
+
+#define SLQB_MAX_MIN_OBJECTS	1024
+#define SLQB_MAX_HIWATER	65536
+#define SLQB_TRIM_INTERVAL	(3 * HZ)
+
+/* The cache of kmem_cache_node structures and its static bootstrap copy. */
+static struct kmem_cache *kmem_cache_node;
+static struct kmem_cache slqb_boot_node_cache;
+static struct kmem_cache slqb_boot_cache;
+
+static DEFINE_PER_CPU(struct delayed_work, slqb_trim_work);
+
+static inline void stat(struct kmem_cache_list *l, enum slqb_stat_item item)
+{
+#ifdef CONFIG_SLQB_STATS
+	l->stats[item]++;
+#endif
+}
+
+static inline void stat_add(struct kmem_cache_list *l,
+			    enum slqb_stat_item item, unsigned long n)
+{
+#ifdef CONFIG_SLQB_STATS
+	l->stats[item] += n;
+#endif
+}
+
+/*
+ * Free pointers. With CONFIG_SLAB_FREELIST_HARDENED the stored value is
+ * mixed with a per-cache secret and with the address it is stored at, so
+ * an overwritten pointer decodes to garbage instead of to a chosen address.
+ */
+static inline unsigned long freeptr_mix(const struct kmem_cache *s,
+					unsigned long val, unsigned long where)
+{
+#ifdef CONFIG_SLAB_FREELIST_HARDENED
+	return val ^ s->random ^ swab(where);
+#else
+	return val;
+#endif
+}
+
+static inline void *get_freepointer(const struct kmem_cache *s, void *object)
+{
+	unsigned long where = (unsigned long)object + s->offset;
+
+	return (void *)freeptr_mix(s, *(unsigned long *)where, where);
+}
+
+static inline void set_freepointer(const struct kmem_cache *s, void *object,
+				   void *fp)
+{
+	unsigned long where = (unsigned long)object + s->offset;
+
+	*(unsigned long *)where = freeptr_mix(s, (unsigned long)fp, where);
+}
+
+static inline struct kmem_cache_cpu *cpu_of(struct kmem_cache *s, int cpu)
+{
+	return per_cpu_ptr(s->cpu_slab, cpu);
+}
+
+static inline bool is_node_list(const struct kmem_cache_list *l)
+{
+	return l->cpu < 0;
+}
+
+static inline struct kmem_cache_node *node_of_list(struct kmem_cache_list *l)
+{
+	return container_of(l, struct kmem_cache_node, list);
+}
+
+/* Slabs and the page allocator */
+
+static struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
+{
+	struct folio *folio;
+	struct slab *slab;
+	void *start, *p;
+	unsigned int i;
+
+	if (unlikely(flags & GFP_SLAB_BUG_MASK))
+		flags = kmalloc_fix_flags(flags);
+	flags &= GFP_RECLAIM_MASK | GFP_CONSTRAINT_MASK;
+	flags |= s->allocflags;
+
+	folio = (struct folio *)alloc_pages_node(node, flags, s->order);
+	if (!folio)
+		return NULL;
+
+	slab = folio_slab(folio);
+	__folio_set_slab(folio);
+	if (page_is_pfmemalloc(folio_page(folio, 0)))
+		slab_set_pfmemalloc(slab);
+	account_slab(slab, s->order, s, flags);
+
+	slab->slab_cache = s;
+	slab->list = NULL;
+	slab->inuse = 0;
+	start = slab_address(slab);
+	for (i = 0, p = start; i < s->objects; i++, p += s->size) {
+		if (s->ctor)
+			s->ctor(p);
+		set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
+	}
+	slab->freelist = start;
+	return slab;
+}
+
+static void __free_slab(struct kmem_cache *s, struct slab *slab)
+{
+	struct folio *folio = slab_folio(slab);
+
+	__slab_clear_pfmemalloc(slab);
+	__folio_clear_slab(folio);
+	page_mapcount_reset(folio_page(folio, 0));
+	folio->mapping = NULL;
+	if (current->reclaim_state)
+		current->reclaim_state->reclaimed_slab += 1 << s->order;
+	unaccount_slab(slab, s->order, s);
+	__free_pages(folio_page(folio, 0), s->order);
+}
+
+static void rcu_free_slab(struct rcu_head *head)
+{
+	struct slab *slab = container_of(head, struct slab, rcu_head);
+
+	__free_slab(slab->slab_cache, slab);
+}
+
+/*
+ * Give empty slabs back. Callers collect them while they change lists and
+ * free them here once their lists are consistent again: freeing a slab may
+ * call kfree() (memcg vectors), which re-enters the allocator.
+ */
+static void discard_slabs(struct kmem_cache *s, struct list_head *discard)
+{
+	struct slab *slab, *next;
+
+	list_for_each_entry_safe(slab, next, discard, slab_list) {
+		if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
+			call_rcu(&slab->rcu_head, rcu_free_slab);
+		else
+			__free_slab(s, slab);
+	}
+}
+
+/*
+ * Allocate a slab with interrupts disabled on entry and exit. They are
+ * enabled around the page allocation when the caller may sleep; the caller
+ * may then be running on another CPU.
+ */
+static struct slab *new_slab_irqoff(struct kmem_cache *s, gfp_t flags,
+				    int node)
+{
+	bool can_sleep = gfpflags_allow_blocking(flags & gfp_allowed_mask);
+	struct slab *slab;
+
+	if (can_sleep)
+		local_irq_enable();
+	slab = new_slab(s, flags & gfp_allowed_mask, node);
+	if (can_sleep)
+		local_irq_disable();
+	return slab;
+}
+
+/*
+ * Operations on the slabs of a list. The caller owns the list: it is its
+ * CPU with interrupts disabled, or it holds the node's list_lock.
+ */
+
+static inline unsigned int slab_free_objects(const struct kmem_cache *s,
+					     const struct slab *slab)
+{
+	return s->objects - slab->inuse;
+}
+
+static void list_add_slab(struct kmem_cache *s, struct kmem_cache_list *l,
+			  struct slab *slab)
+{
+	WRITE_ONCE(slab->list, l);
+	atomic_long_inc(&l->nr_slabs);
+	list_add(&slab->slab_list, &l->partial);
+	l->nr_partial++;
+	l->slab_free += slab_free_objects(s, slab);
+}
+
+/* Move a partial slab from list @from to list @to. */
+static void list_move_slab(struct kmem_cache *s, struct kmem_cache_list *from,
+			   struct kmem_cache_list *to, struct slab *slab)
+{
+	unsigned int nr_free = slab_free_objects(s, slab);
+
+	list_del(&slab->slab_list);
+	from->nr_partial--;
+	from->slab_free -= nr_free;
+	atomic_long_dec(&from->nr_slabs);
+	list_add_slab(s, to, slab);
+}
+
+/* Take one object from a partial slab of @l. */
+static void *slab_take_object(struct kmem_cache *s, struct kmem_cache_list *l,
+			      struct slab *slab)
+{
+	void *object = slab->freelist;
+
+	slab->freelist = get_freepointer(s, object);
+	slab->inuse++;
+	l->slab_free--;
+	if (!slab->freelist) {
+		list_del(&slab->slab_list);
+		l->nr_partial--;
+	}
+	return object;
+}
+
+/*
+ * Return an object to its slab, which @l owns. A full slab becomes partial;
+ * an empty one leaves the list and goes on @discard.
+ */
+static void slab_put_object(struct kmem_cache *s, struct kmem_cache_list *l,
+			    struct slab *slab, void *object,
+			    struct list_head *discard)
+{
+	set_freepointer(s, object, slab->freelist);
+	slab->freelist = object;
+	if (slab->inuse == s->objects) {
+		list_add(&slab->slab_list, &l->partial);
+		l->nr_partial++;
+		stat(l, FLUSH_SLAB_PARTIAL);
+	}
+	slab->inuse--;
+	l->slab_free++;
+	if (!slab->inuse) {
+		list_del(&slab->slab_list);
+		l->nr_partial--;
+		l->slab_free -= s->objects;
+		atomic_long_dec(&l->nr_slabs);
+		list_add(&slab->slab_list, discard);
+		stat(l, FLUSH_SLAB_FREE);
+	}
+}
+
+/*
+ * Free an object whose slab belongs to a node list or to an offline CPU,
+ * under the node's lock. A slab left behind by an offline CPU is adopted by
+ * the node list. Returns false if a live CPU owns the slab after all; the
+ * caller must look at the owner again.
+ */
+static bool free_object_locked(struct kmem_cache *s, struct slab *slab,
+			       void *object, struct list_head *discard)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+	struct kmem_cache_list *owner;
+
+	spin_lock(&n->list_lock);
+	owner = slab->list;
+	if (owner != &n->list) {
+		if (!READ_ONCE(owner->dead)) {
+			spin_unlock(&n->list_lock);
+			return false;
+		}
+		/* A dead CPU's slabs that reach here are full: no list links them. */
+		atomic_long_dec(&owner->nr_slabs);
+		WRITE_ONCE(slab->list, &n->list);
+		atomic_long_inc(&n->list.nr_slabs);
+	}
+	slab_put_object(s, &n->list, slab, object, discard);
+	spin_unlock(&n->list_lock);
+	return true;
+}
+
+/* Remote queues */
+
+static void rlist_handover(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			   struct list_head *discard);
+static void flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			 void *object, struct list_head *discard);
+
+/* Return a chain of objects, linked by free pointers, through @c. */
+static unsigned int flush_chain(struct kmem_cache *s, struct kmem_cache_cpu *c,
+				void *head, struct list_head *discard)
+{
+	unsigned int nr = 0;
+
+	while (head) {
+		void *object = head;
+
+		head = get_freepointer(s, object);
+		flush_object(s, c, object, discard);
+		nr++;
+	}
+	return nr;
+}
+
+/* Take everything on @l's remote queue. */
+static void *remote_take_all(struct kmem_cache_list *l)
+{
+	return xchg(&l->remote_head, NULL);
+}
+
+/*
+ * Push a chain of @nr objects owned by @target onto its remote queue in one
+ * move. No lock: producers only push, the consumer only takes everything.
+ *
+ * The cap: when the queue is longer than the cache's hiwater, the owner is
+ * asked to claim it at once with an irq_work, so a queue never waits for the
+ * next allocation miss or trim tick while it pins pages. If the owner went
+ * offline, nobody would claim the queue, so the objects go back to their
+ * slabs here, under the node locks.
+ */
+static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			struct kmem_cache_list *target, void *head, void *tail,
+			unsigned int nr, struct list_head *discard)
+{
+	void *old = READ_ONCE(target->remote_head);
+
+	do {
+		set_freepointer(s, tail, old);
+	} while (!try_cmpxchg(&target->remote_head, &old, head));
+
+	if (atomic_add_return(nr, &target->remote_nr) > s->hiwater &&
+	    !READ_ONCE(target->dead) && cpu_online(target->cpu)) {
+		stat(&c->list, REMOTE_CAP_HIT);
+		irq_work_queue_on(&target->claim_work, target->cpu);
+	}
+
+	/* Pairs with the barrier in slqb_drain_dead_cpu(). */
+	smp_mb();
+	if (unlikely(READ_ONCE(target->dead))) {
+		head = remote_take_all(target);
+		if (head)
+			atomic_sub(flush_chain(s, c, head, discard),
+				   &target->remote_nr);
+	}
+}
+
+/* Hand this CPU's rlist over to its target. */
+static void rlist_handover(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			   struct list_head *discard)
+{
+	void *head = c->rlist, *tail = c->rlist_tail;
+	unsigned int nr = c->rlist_nr;
+
+	if (!nr)
+		return;
+	c->rlist = NULL;
+	c->rlist_tail = NULL;
+	c->rlist_nr = 0;
+	stat(&c->list, FLUSH_RFREE_LIST);
+	stat_add(&c->list, FLUSH_RFREE_LIST_OBJECTS, nr);
+	remote_push(s, c, c->rlist_target, head, tail, nr, discard);
+}
+
+static void rlist_add(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		      struct kmem_cache_list *target, void *object,
+		      struct list_head *discard)
+{
+	if (c->rlist_nr && c->rlist_target != target)
+		rlist_handover(s, c, discard);
+	c->rlist_target = target;
+	set_freepointer(s, object, c->rlist);
+	if (!c->rlist)
+		c->rlist_tail = object;
+	c->rlist = object;
+	if (++c->rlist_nr >= s->freebatch)
+		rlist_handover(s, c, discard);
+}
+
+/*
+ * Send one free object home, from CPU @c's point of view: to its slab if
+ * @c owns it, under the node lock if a node or a dead CPU owns it, and
+ * through the rlist if another live CPU owns it.
+ */
+static void flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			 void *object, struct list_head *discard)
+{
+	struct slab *slab = virt_to_slab(object);
+	struct kmem_cache_list *owner;
+
+	for (;;) {
+		owner = READ_ONCE(slab->list);
+		if (is_node_list(owner) || READ_ONCE(owner->dead)) {
+			if (free_object_locked(s, slab, object, discard))
+				return;
+			continue;
+		}
+		if (owner == &c->list) {
+			slab_put_object(s, owner, slab, object, discard);
+			return;
+		}
+		stat(&c->list, FLUSH_FREE_LIST_REMOTE);
+		rlist_add(s, c, owner, object, discard);
+		return;
+	}
+}
+
+/* Claim this CPU's remote queue and return the objects to their slabs. */
+static void claim_remote(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			 struct list_head *discard)
+{
+	void *head = remote_take_all(&c->list);
+	unsigned int nr;
+
+	if (!head)
+		return;
+	nr = flush_chain(s, c, head, discard);
+	atomic_sub(nr, &c->list.remote_nr);
+	stat(&c->list, CLAIM_REMOTE_LIST);
+	stat_add(&c->list, CLAIM_REMOTE_LIST_OBJECTS, nr);
+}
+
+/*
+ * Flush @nr objects from the cold end of the LIFO: the objects freed
+ * longest ago, whose cache lines are the least likely to be hot.
+ */
+static void flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		       unsigned int nr, struct list_head *discard)
+{
+	struct kmem_cache_list *l = &c->list;
+	void *head, *last;
+	unsigned int keep;
+
+	if (nr >= l->nr) {
+		head = l->freelist;
+		nr = l->nr;
+		l->freelist = NULL;
+		l->nr = 0;
+	} else {
+		keep = l->nr - nr;
+		last = l->freelist;
+		while (--keep)
+			last = get_freepointer(s, last);
+		head = get_freepointer(s, last);
+		set_freepointer(s, last, NULL);
+		l->nr -= nr;
+	}
+	stat(l, FLUSH_FREE_LIST);
+	stat_add(l, FLUSH_FREE_LIST_OBJECTS, nr);
+	flush_chain(s, c, head, discard);
+}
+
+/* The cap was hit: claim the remote queue now, on the owning CPU. */
+static void slqb_claim_work(struct irq_work *work)
+{
+	struct kmem_cache_list *l = container_of(work, struct kmem_cache_list,
+						 claim_work);
+	struct kmem_cache *s = l->cache;
+	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
+	LIST_HEAD(discard);
+
+	if (WARN_ON_ONCE(&c->list != l))
+		return;
+	claim_remote(s, c, &discard);
+	discard_slabs(s, &discard);
+}
+
+/* Allocation */
+
+/* Refill an empty LIFO with up to freebatch objects from one partial slab. */
+static void fill_lifo(struct kmem_cache *s, struct kmem_cache_list *l)
+{
+	struct slab *slab = list_first_entry(&l->partial, struct slab,
+					     slab_list);
+	unsigned int n = 0;
+
+	while (slab->freelist && n < s->freebatch) {
+		void *object = slab_take_object(s, l, slab);
+
+		set_freepointer(s, object, l->freelist);
+		l->freelist = object;
+		n++;
+	}
+	l->nr += n;
+	stat(l, ALLOC_SLAB_FILL);
+}
+
+/* Claim the remote queue onto an empty LIFO. */
+static bool claim_to_lifo(struct kmem_cache *s, struct kmem_cache_list *l)
+{
+	void *head = remote_take_all(l), *p;
+	unsigned int nr = 1;
+
+	if (!head)
+		return false;
+	for (p = head; get_freepointer(s, p); p = get_freepointer(s, p))
+		nr++;
+	set_freepointer(s, p, l->freelist);
+	l->freelist = head;
+	l->nr += nr;
+	atomic_sub(nr, &l->remote_nr);
+	stat(l, CLAIM_REMOTE_LIST);
+	stat_add(l, CLAIM_REMOTE_LIST_OBJECTS, nr);
+	return true;
+}
+
+/* Take a partial slab left on the local node list, rather than a new one. */
+static void adopt_node_slab(struct kmem_cache *s, struct kmem_cache_list *l)
+{
+	struct kmem_cache_node *n = get_node(s, numa_mem_id());
+	struct slab *slab;
+
+	if (!n || !READ_ONCE(n->list.nr_partial))
+		return;
+	spin_lock(&n->list_lock);
+	slab = list_first_entry_or_null(&n->list.partial, struct slab,
+					slab_list);
+	if (slab)
+		list_move_slab(s, &n->list, l, slab);
+	spin_unlock(&n->list_lock);
+}
+
+static inline void *lifo_pop(struct kmem_cache *s, struct kmem_cache_list *l)
+{
+	void *object = l->freelist;
+
+	l->freelist = get_freepointer(s, object);
+	l->nr--;
+	stat(l, ALLOC);
+	return object;
+}
+
+/* The local LIFO is empty. Interrupts are disabled. */
+static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags)
+{
+	struct kmem_cache_list *l;
+	struct slab *slab;
+
+	for (;;) {
+		l = &this_cpu_ptr(s->cpu_slab)->list;
+		if (l->freelist)
+			break;
+		if (READ_ONCE(l->remote_head) && claim_to_lifo(s, l))
+			break;
+		if (list_empty(&l->partial))
+			adopt_node_slab(s, l);
+		if (!list_empty(&l->partial)) {
+			fill_lifo(s, l);
+			break;
+		}
+		slab = new_slab_irqoff(s, gfpflags, numa_mem_id());
+		if (!slab)
+			return NULL;
+		l = &this_cpu_ptr(s->cpu_slab)->list;
+		list_add_slab(s, l, slab);
+		stat(l, ALLOC_SLAB_NEW);
+	}
+	return lifo_pop(s, l);
+}
+
+/*
+ * A node-specific allocation for another node: from that node's list,
+ * under its lock. Returns NULL with *fallback set if the local path should
+ * be used instead.
+ */
+static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
+			bool *fallback)
+{
+	struct kmem_cache_node *n = NULL;
+	struct slab *slab;
+	void *object = NULL;
+
+	if ((unsigned int)node < nr_node_ids)
+		n = get_node(s, node);
+	if (!n) {
+		/* No memory on that node; only __GFP_THISNODE insists. */
+		*fallback = !(gfpflags & __GFP_THISNODE);
+		return NULL;
+	}
+
+	spin_lock(&n->list_lock);
+	slab = list_first_entry_or_null(&n->list.partial, struct slab,
+					slab_list);
+	if (slab) {
+		object = slab_take_object(s, &n->list, slab);
+		stat(&n->list, ALLOC);
+	}
+	spin_unlock(&n->list_lock);
+	if (object)
+		return object;
+
+	slab = new_slab_irqoff(s, gfpflags | __GFP_THISNODE, node);
+	if (!slab) {
+		*fallback = !(gfpflags & __GFP_THISNODE);
+		return NULL;
+	}
+	spin_lock(&n->list_lock);
+	list_add_slab(s, &n->list, slab);
+	stat(&n->list, ALLOC_SLAB_NEW);
+	object = slab_take_object(s, &n->list, slab);
+	stat(&n->list, ALLOC);
+	spin_unlock(&n->list_lock);
+	return object;
+}
+
+/* Allocate one object with interrupts disabled. */
+static __always_inline void *__slqb_alloc(struct kmem_cache *s, gfp_t gfpflags,
+					  int node)
+{
+	struct kmem_cache_list *l;
+	bool fallback = false;
+	void *object;
+
+	if (unlikely(node != NUMA_NO_NODE && node != numa_mem_id())) {
+		object = alloc_node(s, gfpflags, node, &fallback);
+		if (likely(!fallback))
+			return object;
+	}
+
+	l = &this_cpu_ptr(s->cpu_slab)->list;
+	if (likely(l->freelist))
+		return lifo_pop(s, l);
+	return alloc_slow(s, gfpflags);
+}
+
+/* Clear the free pointer if it lies inside the object (init_on_free). */
+static inline void wipe_freepointer(struct kmem_cache *s, void *object)
+{
+	if (unlikely(slab_want_init_on_free(s)) && object &&
+	    s->offset < s->object_size)
+		*(void **)(object + s->offset) = NULL;
+}
+
+static __always_inline void *slab_alloc_node(struct kmem_cache *s,
+					     struct list_lru *lru,
+					     gfp_t gfpflags, int node,
+					     unsigned long addr,
+					     size_t orig_size)
+{
+	struct obj_cgroup *objcg = NULL;
+	unsigned long flags;
+	void *object;
+
+	s = slab_pre_alloc_hook(s, lru, &objcg, 1, gfpflags);
+	if (!s)
+		return NULL;
+
+	local_irq_save(flags);
+	object = __slqb_alloc(s, gfpflags, node);
+	local_irq_restore(flags);
+
+	wipe_freepointer(s, object);
+	slab_post_alloc_hook(s, objcg, gfpflags, 1, &object,
+			     slab_want_init_on_alloc(gfpflags, s));
+	return object;
+}
+
+void *__kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
+			      size_t orig_size, unsigned long caller)
+{
+	return slab_alloc_node(s, NULL, gfpflags, node, caller, orig_size);
+}
+
+/**
+ * kmem_cache_alloc - allocate an object
+ * @s: the cache to allocate from
+ * @gfpflags: GFP flags
+ *
+ * Return: a pointer to the new object, or %NULL.
+ */
+void *kmem_cache_alloc(struct kmem_cache *s, gfp_t gfpflags)
+{
+	void *ret = slab_alloc_node(s, NULL, gfpflags, NUMA_NO_NODE, _RET_IP_,
+				    s->object_size);
+
+	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfpflags, NUMA_NO_NODE);
+	return ret;
+}
+EXPORT_SYMBOL(kmem_cache_alloc);
+
+/**
+ * kmem_cache_alloc_lru - allocate an object accounted to a list_lru
+ * @s: the cache to allocate from
+ * @lru: the list_lru whose memcg-aware lists must be ready for the object
+ * @gfpflags: GFP flags
+ *
+ * Return: a pointer to the new object, or %NULL.
+ */
+void *kmem_cache_alloc_lru(struct kmem_cache *s, struct list_lru *lru,
+			   gfp_t gfpflags)
+{
+	void *ret = slab_alloc_node(s, lru, gfpflags, NUMA_NO_NODE, _RET_IP_,
+				    s->object_size);
+
+	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfpflags, NUMA_NO_NODE);
+	return ret;
+}
+EXPORT_SYMBOL(kmem_cache_alloc_lru);
+
+/**
+ * kmem_cache_alloc_node - allocate an object on a given memory node
+ * @s: the cache to allocate from
+ * @gfpflags: GFP flags
+ * @node: the node, or %NUMA_NO_NODE for any
+ *
+ * The object comes from @node when it has memory. Without %__GFP_THISNODE
+ * the allocation falls back to the local node when @node has none left.
+ *
+ * Return: a pointer to the new object, or %NULL.
+ */
+void *kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node)
+{
+	void *ret = slab_alloc_node(s, NULL, gfpflags, node, _RET_IP_,
+				    s->object_size);
+
+	trace_kmem_cache_alloc(_RET_IP_, ret, s, gfpflags, node);
+	return ret;
+}
+EXPORT_SYMBOL(kmem_cache_alloc_node);
+
+/* Freeing */
+
+static __always_inline void slab_free_hook(struct kmem_cache *s, void *x,
+					   bool init)
+{
+	kmemleak_free_recursive(x, s->flags);
+	kmsan_slab_free(s, x);
+	debug_check_no_locks_freed(x, s->object_size);
+	if (!(s->flags & SLAB_DEBUG_OBJECTS))
+		debug_check_no_obj_freed(x, s->object_size);
+	if (init)
+		memset(x, 0, s->object_size);
+}
+
+/*
+ * Free one object with interrupts disabled. An object of the local memory
+ * node goes on this CPU's LIFO, whoever owns its slab; one of another node
+ * goes home at once.
+ */
+static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
+					void *object)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
+	struct kmem_cache_list *l = &c->list;
+	LIST_HEAD(discard);
+
+	stat(l, FREE);
+	if (likely(slab_nid(slab) == numa_mem_id())) {
+		set_freepointer(s, object, l->freelist);
+		l->freelist = object;
+		if (likely(++l->nr <= s->hiwater))
+			return;
+		flush_lifo(s, c, s->freebatch, &discard);
+	} else {
+		stat(l, FREE_REMOTE);
+		flush_object(s, c, object, &discard);
+	}
+	discard_slabs(s, &discard);
+}
+
+static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
+				      void *object, unsigned long addr)
+{
+	unsigned long flags;
+
+	memcg_slab_free_hook(s, slab, &object, 1);
+	slab_free_hook(s, object, slab_want_init_on_free(s));
+
+	local_irq_save(flags);
+	__slqb_free(s, slab, object);
+	local_irq_restore(flags);
+}
+
+void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
+{
+	slab_free(s, virt_to_slab(x), x, caller);
+}
+
+/**
+ * kmem_cache_free - free an object
+ * @s: the cache the object was allocated from
+ * @x: the object
+ */
+void kmem_cache_free(struct kmem_cache *s, void *x)
+{
+	s = cache_from_obj(s, x);
+	if (!s)
+		return;
+	trace_kmem_cache_free(_RET_IP_, x, s);
+	slab_free(s, virt_to_slab(x), x, _RET_IP_);
+}
+EXPORT_SYMBOL(kmem_cache_free);
+
+/**
+ * kmem_cache_free_bulk - free an array of objects
+ * @s: the cache, or %NULL to look each object's cache up (kfree_bulk())
+ * @size: number of objects
+ * @p: the objects
+ *
+ * The objects are pushed onto the LIFO in one interrupt-disabled section.
+ */
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+{
+	unsigned long flags;
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		struct kmem_cache *cache = s;
+		struct slab *slab;
+		struct folio *folio;
+
+		folio = virt_to_folio(p[i]);
+		if (!s && unlikely(!folio_test_slab(folio))) {
+			free_large_kmalloc(folio, p[i]);
+			p[i] = NULL;
+			continue;
+		}
+		slab = folio_slab(folio);
+		cache = s ? cache_from_obj(s, p[i]) : slab->slab_cache;
+		if (!cache) {
+			p[i] = NULL;
+			continue;
+		}
+		memcg_slab_free_hook(cache, slab, &p[i], 1);
+		slab_free_hook(cache, p[i], slab_want_init_on_free(cache));
+	}
+
+	local_irq_save(flags);
+	for (i = 0; i < size; i++) {
+		struct slab *slab;
+
+		if (!p[i])
+			continue;
+		slab = virt_to_slab(p[i]);
+		__slqb_free(slab->slab_cache, slab, p[i]);
+	}
+	local_irq_restore(flags);
+}
+EXPORT_SYMBOL(kmem_cache_free_bulk);
+
+/**
+ * kmem_cache_alloc_bulk - allocate an array of objects
+ * @s: the cache
+ * @flags: GFP flags
+ * @size: number of objects
+ * @p: array to fill
+ *
+ * Return: @size on success. On failure nothing is left allocated and 0 is
+ * returned.
+ */
+int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
+			  void **p)
+{
+	struct obj_cgroup *objcg = NULL;
+	unsigned long irqflags;
+	size_t i;
+
+	s = slab_pre_alloc_hook(s, NULL, &objcg, size, flags);
+	if (unlikely(!s))
+		return 0;
+
+	local_irq_save(irqflags);
+	for (i = 0; i < size; i++) {
+		p[i] = __slqb_alloc(s, flags, NUMA_NO_NODE);
+		if (unlikely(!p[i]))
+			break;
+	}
+	local_irq_restore(irqflags);
+
+	if (unlikely(i < size)) {
+		slab_post_alloc_hook(s, objcg, flags, i, p, false);
+		kmem_cache_free_bulk(s, i, p);
+		return 0;
+	}
+	for (i = 0; i < size; i++)
+		wipe_freepointer(s, p[i]);
+	slab_post_alloc_hook(s, objcg, flags, size, p,
+			     slab_want_init_on_alloc(flags, s));
+	return size;
+}
+EXPORT_SYMBOL(kmem_cache_alloc_bulk);
+
+/* Draining: shrink, CPU hotplug and the periodic trim */
+
+/* Phase one of a drain, on each CPU: empty the LIFO and the rlist. */
+static void drain_local_queues(void *info)
+{
+	struct kmem_cache *s = info;
+	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
+	LIST_HEAD(discard);
+
+	flush_lifo(s, c, c->list.nr, &discard);
+	rlist_handover(s, c, &discard);
+	discard_slabs(s, &discard);
+}
+
+/* Phase two, once no CPU holds objects for others: claim remote queues. */
+static void drain_remote_queue(void *info)
+{
+	struct kmem_cache *s = info;
+	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
+	LIST_HEAD(discard);
+
+	claim_remote(s, c, &discard);
+	rlist_handover(s, c, &discard);
+	discard_slabs(s, &discard);
+}
+
+/*
+ * Return every queued object of @s to its slab and free the empty slabs.
+ * The caller holds cpus_read_lock(); offline CPUs were drained when they
+ * died.
+ */
+static void drain_all_cpus_locked(struct kmem_cache *s)
+{
+	on_each_cpu(drain_local_queues, s, 1);
+	on_each_cpu(drain_remote_queue, s, 1);
+}
+
+/* Sum a counter of every list of @s. */
+struct slqb_totals {
+	unsigned long slabs;
+	unsigned long partial;
+	unsigned long free;	/* on slab freelists and queues */
+};
+
+static void list_totals(struct kmem_cache_list *l, struct slqb_totals *t)
+{
+	t->slabs += atomic_long_read(&l->nr_slabs);
+	t->partial += READ_ONCE(l->nr_partial);
+	t->free += READ_ONCE(l->slab_free) + READ_ONCE(l->nr) +
+		   max(atomic_read(&l->remote_nr), 0);
+}
+
+static void cache_totals(struct kmem_cache *s, struct slqb_totals *t)
+{
+	struct kmem_cache_node *n;
+	int cpu, node;
+
+	memset(t, 0, sizeof(*t));
+	for_each_possible_cpu(cpu) {
+		struct kmem_cache_cpu *c = cpu_of(s, cpu);
+
+		list_totals(&c->list, t);
+		t->free += READ_ONCE(c->rlist_nr);
+	}
+	for_each_kmem_cache_node(s, node, n)
+		list_totals(&n->list, t);
+}
+
+int __kmem_cache_shrink(struct kmem_cache *s)
+{
+	struct slqb_totals t;
+
+	cpus_read_lock();
+	drain_all_cpus_locked(s);
+	cpus_read_unlock();
+	cache_totals(s, &t);
+	return t.partial ? 1 : 0;
+}
+
+bool __kmem_cache_empty(struct kmem_cache *s)
+{
+	struct slqb_totals t;
+
+	cache_totals(s, &t);
+	return !t.slabs;
+}
+
+int __kmem_cache_shutdown(struct kmem_cache *s)
+{
+	struct slqb_totals t;
+
+	drain_all_cpus_locked(s);
+	cache_totals(s, &t);
+	if (!t.slabs)
+		return 0;
+	pr_err("SLQB: cache %s still has %lu objects allocated in %lu slabs at shutdown\n",
+	       s->name, t.slabs * s->objects - t.free, t.slabs);
+	return -EBUSY;
+}
+
+/*
+ * @cpu is dead. Hand its partial slabs to the node lists, then, once it is
+ * marked dead so that whoever frees into its remaining (full) slabs adopts
+ * them, return its LIFO, rlist and remote queue.
+ */
+static void slqb_drain_dead_cpu(struct kmem_cache *s, int cpu)
+{
+	struct kmem_cache_cpu *c = cpu_of(s, cpu);
+	struct kmem_cache_list *l = &c->list;
+	struct slab *slab, *next;
+	LIST_HEAD(discard);
+	void *head;
+
+	local_irq_disable();
+	list_for_each_entry_safe(slab, next, &l->partial, slab_list) {
+		struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+
+		spin_lock(&n->list_lock);
+		list_move_slab(s, l, &n->list, slab);
+		spin_unlock(&n->list_lock);
+	}
+
+	WRITE_ONCE(l->dead, true);
+	/* Pairs with the barrier in remote_push(). */
+	smp_mb();
+
+	flush_lifo(s, c, l->nr, &discard);
+	rlist_handover(s, c, &discard);
+	head = remote_take_all(l);
+	if (head)
+		atomic_sub(flush_chain(s, c, head, &discard), &l->remote_nr);
+	rlist_handover(s, c, &discard);
+	discard_slabs(s, &discard);
+	local_irq_enable();
+}
+
+/*
+ * @cpu is coming up: it owns its lists again. Wait for anyone who saw it
+ * dead under a node lock before it starts using them without locks.
+ */
+static void slqb_revive_cpu(struct kmem_cache *s, int cpu)
+{
+	struct kmem_cache_list *l = &cpu_of(s, cpu)->list;
+	struct kmem_cache_node *n;
+	int node;
+
+	WRITE_ONCE(l->dead, false);
+	for_each_kmem_cache_node(s, node, n) {
+		spin_lock_irq(&n->list_lock);
+		spin_unlock_irq(&n->list_lock);
+	}
+}
+
+static int slqb_cpu_prepare(unsigned int cpu)
+{
+	struct kmem_cache *s;
+
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		slqb_revive_cpu(s, cpu);
+	mutex_unlock(&slab_mutex);
+	return 0;
+}
+
+static int slqb_cpu_dead(unsigned int cpu)
+{
+	struct kmem_cache *s;
+
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		slqb_drain_dead_cpu(s, cpu);
+	mutex_unlock(&slab_mutex);
+	return 0;
+}
+
+/*
+ * One trim pass over a cache on this CPU: claim the remote queue, flush at
+ * most one batch from the LIFO and hand the rlist over. The work is bounded
+ * by freebatch objects plus the capped remote queue, and an idle LIFO is
+ * empty after hiwater / freebatch passes.
+ */
+static void trim_cache(struct kmem_cache *s)
+{
+	struct kmem_cache_cpu *c;
+	struct kmem_cache_list *l;
+	unsigned int before;
+	LIST_HEAD(discard);
+#ifdef CONFIG_SLQB_STATS
+	u64 start = ktime_get_ns(), took;
+#endif
+
+	local_irq_disable();
+	c = this_cpu_ptr(s->cpu_slab);
+	l = &c->list;
+	before = l->nr + atomic_read(&l->remote_nr) + c->rlist_nr;
+	if (!before) {
+		local_irq_enable();
+		return;
+	}
+	claim_remote(s, c, &discard);
+	flush_lifo(s, c, min(l->nr, s->freebatch), &discard);
+	rlist_handover(s, c, &discard);
+	stat(l, TRIM_RUNS);
+	stat_add(l, TRIM_OBJECTS, before - l->nr);
+	discard_slabs(s, &discard);
+#ifdef CONFIG_SLQB_STATS
+	took = ktime_get_ns() - start;
+	if (took > l->stats[TRIM_WORST_NS])
+		l->stats[TRIM_WORST_NS] = took;
+#endif
+	local_irq_enable();
+}
+
+static void slqb_trim(struct work_struct *work)
+{
+	struct kmem_cache *s;
+
+	/* Hotplug callbacks hold slab_mutex while they cancel this work. */
+	if (mutex_trylock(&slab_mutex)) {
+		list_for_each_entry(s, &slab_caches, list)
+			trim_cache(s);
+		mutex_unlock(&slab_mutex);
+	}
+	schedule_delayed_work_on(smp_processor_id(), to_delayed_work(work),
+				 SLQB_TRIM_INTERVAL);
+}
+
+static int slqb_cpu_online(unsigned int cpu)
+{
+	struct delayed_work *work = per_cpu_ptr(&slqb_trim_work, cpu);
+
+	INIT_DEFERRABLE_WORK(work, slqb_trim);
+	schedule_delayed_work_on(cpu, work, SLQB_TRIM_INTERVAL + cpu);
+	return 0;
+}
+
+static int slqb_cpu_offline(unsigned int cpu)
+{
+	cancel_delayed_work_sync(per_cpu_ptr(&slqb_trim_work, cpu));
+	return 0;
+}
+
+static void init_node_list(struct kmem_cache *s, struct kmem_cache_node *n);
+
+/* Memory hotplug: node lists for nodes that gain memory; drain on removal. */
+static int slqb_memory_callback(struct notifier_block *self,
+				unsigned long action, void *arg)
+{
+	struct memory_notify *marg = arg;
+	int nid = marg->status_change_nid_normal;
+	struct kmem_cache *s;
+	int ret = 0;
+
+	switch (action) {
+	case MEM_GOING_ONLINE:
+		if (nid < 0)
+			break;
+		mutex_lock(&slab_mutex);
+		list_for_each_entry(s, &slab_caches, list) {
+			struct kmem_cache_node *n;
+
+			if (s->node[nid])
+				continue;
+			n = kmem_cache_alloc(kmem_cache_node, GFP_KERNEL);
+			if (!n) {
+				ret = -ENOMEM;
+				break;
+			}
+			init_node_list(s, n);
+			s->node[nid] = n;
+		}
+		mutex_unlock(&slab_mutex);
+		break;
+	case MEM_GOING_OFFLINE:
+		/* Queued objects must not pin slabs of the departing memory. */
+		mutex_lock(&slab_mutex);
+		list_for_each_entry(s, &slab_caches, list)
+			drain_all_cpus_locked(s);
+		mutex_unlock(&slab_mutex);
+		break;
+	default:
+		break;
+	}
+	return notifier_from_errno(ret);
+}
+
+static struct notifier_block slqb_memory_nb = {
+	.notifier_call = slqb_memory_callback,
+	.priority = SLAB_CALLBACK_PRI,
+};
+
+/* Cache creation and teardown */
+
+static void init_list(struct kmem_cache *s, struct kmem_cache_list *l, int cpu)
+{
+	INIT_LIST_HEAD(&l->partial);
+	atomic_long_set(&l->nr_slabs, 0);
+	atomic_set(&l->remote_nr, 0);
+	l->cache = s;
+	l->cpu = cpu;
+	init_irq_work(&l->claim_work, slqb_claim_work);
+}
+
+static void init_node_list(struct kmem_cache *s, struct kmem_cache_node *n)
+{
+	memset(n, 0, sizeof(*n));
+	spin_lock_init(&n->list_lock);
+	init_list(s, &n->list, -1);
+}
+
+/*
+ * The node lists of the kmem_cache_node cache itself: carve each one out of
+ * a fresh slab on its node, which the new list then owns.
+ */
+static struct kmem_cache_node *__init early_node_alloc(struct kmem_cache *s,
+						       int node)
+{
+	struct kmem_cache_node *n;
+	struct slab *slab;
+
+	slab = new_slab(s, GFP_NOWAIT, node);
+	if (!slab)
+		panic("SLQB: no memory for the node lists of node %d\n", node);
+	n = slab->freelist;
+	slab->freelist = get_freepointer(s, n);
+	slab->inuse = 1;
+	init_node_list(s, n);
+	slab->list = &n->list;
+	atomic_long_set(&n->list.nr_slabs, 1);
+	if (slab->freelist) {
+		list_add(&slab->slab_list, &n->list.partial);
+		n->list.nr_partial = 1;
+		n->list.slab_free = s->objects - 1;
+	}
+	return n;
+}
+
+static void free_node_lists(struct kmem_cache *s)
+{
+	int node;
+
+	for (node = 0; node < nr_node_ids; node++) {
+		if (s->node[node])
+			kmem_cache_free(kmem_cache_node, s->node[node]);
+		s->node[node] = NULL;
+	}
+}
+
+static int alloc_node_lists(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_node_state(node, N_NORMAL_MEMORY) {
+		if (slab_state == DOWN) {
+			n = early_node_alloc(s, node);
+		} else {
+			n = kmem_cache_alloc_node(kmem_cache_node, GFP_KERNEL,
+						  node);
+			if (!n)
+				return -ENOMEM;
+			init_node_list(s, n);
+		}
+		s->node[node] = n;
+	}
+	return 0;
+}
+
+/*
+ * Order-0 slabs unless more than a quarter of the slab would be wasted, or
+ * unless slqb_min_order / slqb_min_objects ask for more.
+ */
+static int calculate_order(unsigned int size)
+{
+	unsigned int order;
+
+	for (order = slqb_min_order; order < MAX_ORDER; order++) {
+		unsigned long bytes = PAGE_SIZE << order;
+		unsigned long objects = bytes / size;
+
+		if (objects && objects >= slqb_min_objects &&
+		    (bytes - objects * size) * 4 <= bytes)
+			return order;
+	}
+	/* No order meets both goals: take the first that holds an object. */
+	for (order = slqb_min_order; order < MAX_ORDER; order++)
+		if ((PAGE_SIZE << order) >= size)
+			return order;
+	return -E2BIG;
+}
+
+/*
+ * Object layout: the object, then the free pointer when it may not overlay
+ * the object (constructors and SLAB_TYPESAFE_BY_RCU need the contents kept
+ * while free), then padding to the alignment. Debugging metadata goes
+ * between s->inuse and s->size.
+ */
+static int calculate_sizes(struct kmem_cache *s)
+{
+	unsigned int size = ALIGN(s->object_size, sizeof(void *));
+	int order;
+
+	if (s->ctor || (s->flags & SLAB_TYPESAFE_BY_RCU)) {
+		s->offset = size;
+		size += sizeof(void *);
+	} else {
+		s->offset = 0;
+	}
+	s->inuse = size;
+	size = ALIGN(size, s->align);
+
+	order = calculate_order(size);
+	if (order < 0)
+		return order;
+	s->size = size;
+	s->order = order;
+	s->objects = (PAGE_SIZE << order) / size;
+	s->reciprocal_size = reciprocal_value(size);
+
+	s->allocflags = 0;
+	if (order)
+		s->allocflags |= __GFP_COMP;
+	if (s->flags & SLAB_CACHE_DMA)
+		s->allocflags |= GFP_DMA;
+	if (s->flags & SLAB_CACHE_DMA32)
+		s->allocflags |= GFP_DMA32;
+	if (s->flags & SLAB_RECLAIM_ACCOUNT)
+		s->allocflags |= __GFP_RECLAIMABLE;
+	return 0;
+}
+
+/*
+ * freebatch: objects moved per refill, flush and hand-over, about eight
+ * pages' worth but between 4 and 256 objects. hiwater: four batches.
+ */
+static void set_tunables(struct kmem_cache *s)
+{
+	unsigned long batch = (8 * PAGE_SIZE) / s->size;
+
+	s->freebatch = clamp_t(unsigned long, batch, 4, 256);
+	s->hiwater = 4 * s->freebatch;
+}
+
+slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
+			      const char *name)
+{
+	return flags;
+}
+
+static int sysfs_slab_add(struct kmem_cache *s);
+
+int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
+{
+	int cpu, err;
+
+	s->flags = kmem_cache_flags(s->size, flags, s->name);
+#ifdef CONFIG_SLAB_FREELIST_HARDENED
+	s->random = get_random_long();
+#endif
+	err = calculate_sizes(s);
+	if (err)
+		return err;
+	set_tunables(s);
+
+	s->cpu_slab = alloc_percpu(struct kmem_cache_cpu);
+	if (!s->cpu_slab)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		init_list(s, &cpu_of(s, cpu)->list, cpu);
+
+	err = alloc_node_lists(s);
+	if (err)
+		goto fail;
+
+	if (slab_state >= FULL) {
+		err = sysfs_slab_add(s);
+		if (err)
+			goto fail;
+	}
+	return 0;
+
+fail:
+	free_node_lists(s);
+	free_percpu(s->cpu_slab);
+	s->cpu_slab = NULL;
+	return err;
+}
+
+void __kmem_cache_release(struct kmem_cache *s)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&cpu_of(s, cpu)->list.claim_work);
+	free_percpu(s->cpu_slab);
+	free_node_lists(s);
+}
+
+static int sysfs_slab_alias(struct kmem_cache *s, const char *name);
+
+struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
+				      unsigned int align, slab_flags_t flags,
+				      void (*ctor)(void *))
+{
+	struct kmem_cache *s = find_mergeable(size, align, flags, name, ctor);
+
+	if (!s)
+		return NULL;
+	if (sysfs_slab_alias(s, name))
+		return NULL;
+	s->refcount++;
+	/* kzalloc() of the larger size must clear all of it. */
+	s->object_size = max(s->object_size, size);
+	return s;
+}
+
+/* /proc/slabinfo */
+
+void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
+{
+	struct slqb_totals t;
+	unsigned long total;
+
+	cache_totals(s, &t);
+	total = t.slabs * s->objects;
+	sinfo->active_objs = total > t.free ? total - t.free : 0;
+	sinfo->num_objs = total;
+	sinfo->active_slabs = t.slabs;
+	sinfo->num_slabs = t.slabs;
+	sinfo->objects_per_slab = s->objects;
+	sinfo->cache_order = s->order;
+	sinfo->limit = READ_ONCE(s->hiwater);
+	sinfo->batchcount = READ_ONCE(s->freebatch);
+	sinfo->shared = 0;
+	sinfo->shared_avail = 0;
+}
+
+void slabinfo_show_stats(struct seq_file *m, struct kmem_cache *s)
+{
+}
+
+ssize_t slabinfo_write(struct file *file, const char __user *buffer,
+		       size_t count, loff_t *ppos)
+{
+	return -EIO;
+}
+
+/* Object introspection for mem_dump_obj() and hardened usercopy */
+
+#ifdef CONFIG_PRINTK
+void __kmem_obj_info(struct kmem_obj_info *kpp, void *object,
+		     struct slab *slab)
+{
+	struct kmem_cache *s = slab->slab_cache;
+	void *base = slab_address(slab);
+	void *objp;
+
+	kpp->kp_ptr = object;
+	kpp->kp_slab = slab;
+	kpp->kp_slab_cache = s;
+	if (object < base || object >= base + s->objects * s->size)
+		return;
+	objp = base + s->size * obj_to_index(s, slab, object);
+	kpp->kp_objp = objp;
+	kpp->kp_data_offset = object - objp;
+}
+#endif
+
+#ifdef CONFIG_HARDENED_USERCOPY
+void __check_heap_object(const void *ptr, unsigned long n,
+			 const struct slab *slab, bool to_user)
+{
+	struct kmem_cache *s = slab->slab_cache;
+	unsigned long offset = ptr - slab_address(slab);
+
+	if (ptr < slab_address(slab) || offset >= s->objects * s->size)
+		usercopy_abort("SLQB object not in a SLQB slab", NULL, to_user,
+			       0, n);
+	offset %= s->size;
+	if (offset >= s->useroffset &&
+	    offset - s->useroffset <= s->usersize &&
+	    n <= s->useroffset - offset + s->usersize)
+		return;
+	usercopy_abort("SLQB object", s->name, to_user, offset, n);
+}
+#endif
+
+/* Boot parameters */
+
+static int __init setup_slqb_min_order(char *str)
+{
+	unsigned int order;
+
+	if (kstrtouint(str, 0, &order) || order >= MAX_ORDER) {
+		pr_err("SLQB: slqb_min_order=%s is invalid: it takes an order from 0 to %d; keeping %u\n",
+		       str, MAX_ORDER - 1, slqb_min_order);
+		return 1;
+	}
+	slqb_min_order = order;
+	return 1;
+}
+__setup("slqb_min_order=", setup_slqb_min_order);
+
+static int __init setup_slqb_min_objects(char *str)
+{
+	unsigned int objects;
+
+	if (kstrtouint(str, 0, &objects) || !objects ||
+	    objects > SLQB_MAX_MIN_OBJECTS) {
+		pr_err("SLQB: slqb_min_objects=%s is invalid: it takes a count from 1 to %u; keeping %u\n",
+		       str, SLQB_MAX_MIN_OBJECTS, slqb_min_objects);
+		return 1;
+	}
+	slqb_min_objects = objects;
+	return 1;
+}
+__setup("slqb_min_objects=", setup_slqb_min_objects);
+
+/* Bootstrap */
+
+void __init kmem_cache_init(void)
+{
+	int state;
+
+	/*
+	 * Two statically allocated caches: the one for node lists (whose own
+	 * node lists come straight from the page allocator) and the one for
+	 * kmem_cache structures. Everything else is allocated from them.
+	 */
+	kmem_cache_node = &slqb_boot_node_cache;
+	kmem_cache = &slqb_boot_cache;
+	create_boot_cache(kmem_cache_node, "kmem_cache_node",
+			  sizeof(struct kmem_cache_node), SLAB_HWCACHE_ALIGN,
+			  0, 0);
+	list_add(&kmem_cache_node->list, &slab_caches);
+	slab_state = PARTIAL;
+
+	create_boot_cache(kmem_cache, "kmem_cache",
+			  offsetof(struct kmem_cache, node) +
+				nr_node_ids * sizeof(struct kmem_cache_node *),
+			  SLAB_HWCACHE_ALIGN, 0, 0);
+	list_add(&kmem_cache->list, &slab_caches);
+
+	register_hotmemory_notifier(&slqb_memory_nb);
+
+	setup_kmalloc_cache_index_table();
+	create_kmalloc_caches(0);
+
+	state = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
+					  "mm/slqb:prepare", slqb_cpu_prepare,
+					  slqb_cpu_dead);
+	if (state < 0)
+		pr_err("SLQB: no CPU hotplug state (%d): offline CPUs will keep their objects\n",
+		       state);
+
+	pr_info("SLQB: min_order=%u, min_objects=%u, CPUs=%u, Nodes=%u\n",
+		slqb_min_order, slqb_min_objects, nr_cpu_ids, nr_node_ids);
+}
+
+void __init kmem_cache_init_late(void)
+{
+	if (!IS_ENABLED(CONFIG_SYSFS))
+		slab_state = FULL;
+}
+
+static int __init slqb_trim_init(void)
+{
+	int state;
+
+	state = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "mm/slqb:online",
+				  slqb_cpu_online, slqb_cpu_offline);
+	if (state < 0)
+		pr_err("SLQB: cannot start the trim work (%d)\n", state);
+	return 0;
+}
+late_initcall(slqb_trim_init);
+
+/* /sys/kernel/slab */
+
+#ifdef CONFIG_SYSFS
+
+static struct kset *slab_kset;
+
+struct slqb_attribute {
+	struct attribute attr;
+	ssize_t (*show)(struct kmem_cache *s, char *buf);
+	ssize_t (*store)(struct kmem_cache *s, const char *buf, size_t len);
+};
+
+#define SLQB_ATTR_RO(_name) \
+	static struct slqb_attribute _name##_attr = __ATTR_RO_MODE(_name, 0400)
+#define SLQB_ATTR_RW(_name) \
+	static struct slqb_attribute _name##_attr = __ATTR_RW_MODE(_name, 0600)
+#define SLQB_ATTR_WO(_name) \
+	static struct slqb_attribute _name##_attr = __ATTR_WO(_name)
+
+#define SLQB_SHOW_UINT(_name, _expr)					\
+static ssize_t _name##_show(struct kmem_cache *s, char *buf)		\
+{									\
+	return sysfs_emit(buf, "%u\n", (unsigned int)(_expr));		\
+}									\
+SLQB_ATTR_RO(_name)
+
+SLQB_SHOW_UINT(slab_size, s->size);
+SLQB_SHOW_UINT(object_size, s->object_size);
+SLQB_SHOW_UINT(objs_per_slab, s->objects);
+SLQB_SHOW_UINT(order, s->order);
+SLQB_SHOW_UINT(align, s->align);
+SLQB_SHOW_UINT(hwcache_align, !!(s->flags & SLAB_HWCACHE_ALIGN));
+SLQB_SHOW_UINT(reclaim_account, !!(s->flags & SLAB_RECLAIM_ACCOUNT));
+SLQB_SHOW_UINT(destroy_by_rcu, !!(s->flags & SLAB_TYPESAFE_BY_RCU));
+SLQB_SHOW_UINT(cache_dma, !!(s->flags & SLAB_CACHE_DMA));
+SLQB_SHOW_UINT(red_zone, !!(s->flags & SLAB_RED_ZONE));
+SLQB_SHOW_UINT(poison, !!(s->flags & SLAB_POISON));
+SLQB_SHOW_UINT(store_user, !!(s->flags & SLAB_STORE_USER));
+SLQB_SHOW_UINT(failslab, !!(s->flags & SLAB_FAILSLAB));
+SLQB_SHOW_UINT(aliases, s->refcount < 0 ? 0 : s->refcount - 1);
+
+static ssize_t ctor_show(struct kmem_cache *s, char *buf)
+{
+	if (!s->ctor)
+		return 0;
+	return sysfs_emit(buf, "%pS\n", s->ctor);
+}
+SLQB_ATTR_RO(ctor);
+
+static ssize_t slabs_show(struct kmem_cache *s, char *buf)
+{
+	struct slqb_totals t;
+
+	cache_totals(s, &t);
+	return sysfs_emit(buf, "%lu\n", t.slabs);
+}
+SLQB_ATTR_RO(slabs);
+
+static ssize_t partial_show(struct kmem_cache *s, char *buf)
+{
+	struct slqb_totals t;
+
+	cache_totals(s, &t);
+	return sysfs_emit(buf, "%lu\n", t.partial);
+}
+SLQB_ATTR_RO(partial);
+
+static ssize_t objects_show(struct kmem_cache *s, char *buf)
+{
+	struct slabinfo info;
+
+	get_slabinfo(s, &info);
+	return sysfs_emit(buf, "%lu\n", info.active_objs);
+}
+SLQB_ATTR_RO(objects);
+
+static ssize_t total_objects_show(struct kmem_cache *s, char *buf)
+{
+	struct slabinfo info;
+
+	get_slabinfo(s, &info);
+	return sysfs_emit(buf, "%lu\n", info.num_objs);
+}
+SLQB_ATTR_RO(total_objects);
+
+/* Objects waiting on queues (LIFOs, rlists, remote queues). */
+static ssize_t queued_show(struct kmem_cache *s, char *buf)
+{
+	unsigned long nr = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct kmem_cache_cpu *c = cpu_of(s, cpu);
+
+		nr += READ_ONCE(c->list.nr) + READ_ONCE(c->rlist_nr) +
+		      max(atomic_read(&c->list.remote_nr), 0);
+	}
+	return sysfs_emit(buf, "%lu\n", nr);
+}
+SLQB_ATTR_RO(queued);
+
+static DEFINE_MUTEX(slqb_tunables_mutex);
+
+/*
+ * hiwater and freebatch: a write is checked against the other value and
+ * takes effect whole, or not at all.
+ */
+static ssize_t store_tunable(struct kmem_cache *s, const char *buf,
+			     size_t len, bool is_hiwater)
+{
+	unsigned int val, hiwater, freebatch;
+	int err;
+
+	err = kstrtouint(buf, 10, &val);
+	if (err)
+		return err;
+	mutex_lock(&slqb_tunables_mutex);
+	hiwater = is_hiwater ? val : s->hiwater;
+	freebatch = is_hiwater ? s->freebatch : val;
+	if (!freebatch || freebatch > hiwater || hiwater > SLQB_MAX_HIWATER) {
+		mutex_unlock(&slqb_tunables_mutex);
+		return -EINVAL;
+	}
+	WRITE_ONCE(s->hiwater, hiwater);
+	WRITE_ONCE(s->freebatch, freebatch);
+	mutex_unlock(&slqb_tunables_mutex);
+	return len;
+}
+
+static ssize_t hiwater_show(struct kmem_cache *s, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(s->hiwater));
+}
+
+static ssize_t hiwater_store(struct kmem_cache *s, const char *buf, size_t len)
+{
+	return store_tunable(s, buf, len, true);
+}
+SLQB_ATTR_RW(hiwater);
+
+static ssize_t freebatch_show(struct kmem_cache *s, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(s->freebatch));
+}
+
+static ssize_t freebatch_store(struct kmem_cache *s, const char *buf,
+			       size_t len)
+{
+	return store_tunable(s, buf, len, false);
+}
+SLQB_ATTR_RW(freebatch);
+
+static ssize_t shrink_store(struct kmem_cache *s, const char *buf, size_t len)
+{
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	kmem_cache_shrink(s);
+	return len;
+}
+SLQB_ATTR_WO(shrink);
+
+#ifdef CONFIG_SLQB_STATS
+static ssize_t show_stat(struct kmem_cache *s, char *buf,
+			 enum slqb_stat_item item)
+{
+	bool is_max = item == TRIM_WORST_NS;
+	struct kmem_cache_node *n;
+	unsigned long total = 0;
+	int cpu, node, len;
+
+	for_each_possible_cpu(cpu) {
+		unsigned long v = READ_ONCE(cpu_of(s, cpu)->list.stats[item]);
+
+		total = is_max ? max(total, v) : total + v;
+	}
+	for_each_kmem_cache_node(s, node, n) {
+		unsigned long v = READ_ONCE(n->list.stats[item]);
+
+		total = is_max ? max(total, v) : total + v;
+	}
+	len = sysfs_emit(buf, "%lu", total);
+	for_each_online_cpu(cpu) {
+		unsigned long v = READ_ONCE(cpu_of(s, cpu)->list.stats[item]);
+
+		if (v)
+			len += sysfs_emit_at(buf, len, " C%d=%lu", cpu, v);
+	}
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+
+static ssize_t clear_stat(struct kmem_cache *s, const char *buf, size_t len,
+			  enum slqb_stat_item item)
+{
+	struct kmem_cache_node *n;
+	int cpu, node;
+
+	if (!sysfs_streq(buf, "0"))
+		return -EINVAL;
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(cpu_of(s, cpu)->list.stats[item], 0);
+	for_each_kmem_cache_node(s, node, n)
+		WRITE_ONCE(n->list.stats[item], 0);
+	return len;
+}
+
+#define SLQB_STAT_ATTR(_name, _item)					\
+static const enum slqb_stat_item _name##_stat = _item;			\
+static ssize_t _name##_show(struct kmem_cache *s, char *buf)		\
+{									\
+	return show_stat(s, buf, _name##_stat);				\
+}									\
+static ssize_t _name##_store(struct kmem_cache *s, const char *buf,	\
+			     size_t len)				\
+{									\
+	return clear_stat(s, buf, len, _name##_stat);			\
+}									\
+SLQB_ATTR_RW(_name)
+
+SLQB_STAT_ATTR(alloc, ALLOC);
+SLQB_STAT_ATTR(alloc_slab_fill, ALLOC_SLAB_FILL);
+SLQB_STAT_ATTR(alloc_slab_new, ALLOC_SLAB_NEW);
+SLQB_STAT_ATTR(free, FREE);
+SLQB_STAT_ATTR(free_remote, FREE_REMOTE);
+SLQB_STAT_ATTR(flush_free_list, FLUSH_FREE_LIST);
+SLQB_STAT_ATTR(flush_free_list_objects, FLUSH_FREE_LIST_OBJECTS);
+SLQB_STAT_ATTR(flush_free_list_remote, FLUSH_FREE_LIST_REMOTE);
+SLQB_STAT_ATTR(flush_slab_partial, FLUSH_SLAB_PARTIAL);
+SLQB_STAT_ATTR(flush_slab_free, FLUSH_SLAB_FREE);
+SLQB_STAT_ATTR(flush_rfree_list, FLUSH_RFREE_LIST);
+SLQB_STAT_ATTR(flush_rfree_list_objects, FLUSH_RFREE_LIST_OBJECTS);
+SLQB_STAT_ATTR(claim_remote_list, CLAIM_REMOTE_LIST);
+SLQB_STAT_ATTR(claim_remote_list_objects, CLAIM_REMOTE_LIST_OBJECTS);
+SLQB_STAT_ATTR(remote_cap_hit, REMOTE_CAP_HIT);
+SLQB_STAT_ATTR(trim_runs, TRIM_RUNS);
+SLQB_STAT_ATTR(trim_objects, TRIM_OBJECTS);
+SLQB_STAT_ATTR(trim_worst_ns, TRIM_WORST_NS);
+#endif /* CONFIG_SLQB_STATS */
+
+static struct attribute *slqb_attrs[] = {
+	&slab_size_attr.attr,
+	&object_size_attr.attr,
+	&objs_per_slab_attr.attr,
+	&order_attr.attr,
+	&objects_attr.attr,
+	&total_objects_attr.attr,
+	&slabs_attr.attr,
+	&partial_attr.attr,
+	&queued_attr.attr,
+	&ctor_attr.attr,
+	&align_attr.attr,
+	&hwcache_align_attr.attr,
+	&reclaim_account_attr.attr,
+	&destroy_by_rcu_attr.attr,
+	&cache_dma_attr.attr,
+	&red_zone_attr.attr,
+	&poison_attr.attr,
+	&store_user_attr.attr,
+	&failslab_attr.attr,
+	&aliases_attr.attr,
+	&hiwater_attr.attr,
+	&freebatch_attr.attr,
+	&shrink_attr.attr,
+#ifdef CONFIG_SLQB_STATS
+	&alloc_attr.attr,
+	&alloc_slab_fill_attr.attr,
+	&alloc_slab_new_attr.attr,
+	&free_attr.attr,
+	&free_remote_attr.attr,
+	&flush_free_list_attr.attr,
+	&flush_free_list_objects_attr.attr,
+	&flush_free_list_remote_attr.attr,
+	&flush_slab_partial_attr.attr,
+	&flush_slab_free_attr.attr,
+	&flush_rfree_list_attr.attr,
+	&flush_rfree_list_objects_attr.attr,
+	&claim_remote_list_attr.attr,
+	&claim_remote_list_objects_attr.attr,
+	&remote_cap_hit_attr.attr,
+	&trim_runs_attr.attr,
+	&trim_objects_attr.attr,
+	&trim_worst_ns_attr.attr,
+#endif
+	NULL
+};
+
+static const struct attribute_group slqb_attr_group = {
+	.attrs = slqb_attrs,
+};
+
+#define to_slqb_attr(a) container_of(a, struct slqb_attribute, attr)
+#define to_cache(k) container_of(k, struct kmem_cache, kobj)
+
+static ssize_t slqb_attr_show(struct kobject *kobj, struct attribute *attr,
+			      char *buf)
+{
+	struct slqb_attribute *a = to_slqb_attr(attr);
+
+	if (!a->show)
+		return -EIO;
+	return a->show(to_cache(kobj), buf);
+}
+
+static ssize_t slqb_attr_store(struct kobject *kobj, struct attribute *attr,
+			       const char *buf, size_t len)
+{
+	struct slqb_attribute *a = to_slqb_attr(attr);
+
+	if (!a->store)
+		return -EIO;
+	return a->store(to_cache(kobj), buf, len);
+}
+
+static void slqb_kobj_release(struct kobject *kobj)
+{
+	slab_kmem_cache_release(to_cache(kobj));
+}
+
+static const struct sysfs_ops slqb_sysfs_ops = {
+	.show = slqb_attr_show,
+	.store = slqb_attr_store,
+};
+
+static struct kobj_type slqb_ktype = {
+	.sysfs_ops = &slqb_sysfs_ops,
+	.release = slqb_kobj_release,
+};
+
+/* For a kobject that never made it into sysfs: its cache's creator frees it. */
+static void slqb_kobj_release_none(struct kobject *kobj)
+{
+}
+
+static struct kobj_type slqb_failed_ktype = {
+	.release = slqb_kobj_release_none,
+};
+
+static int sysfs_slab_add(struct kmem_cache *s)
+{
+	int err;
+
+	kobject_init(&s->kobj, &slqb_ktype);
+	s->kobj.kset = slab_kset;
+	err = kobject_add(&s->kobj, NULL, "%s", s->name);
+	if (!err) {
+		err = sysfs_create_group(&s->kobj, &slqb_attr_group);
+		if (err)
+			kobject_del(&s->kobj);
+	}
+	if (err) {
+		s->kobj.ktype = &slqb_failed_ktype;
+		kobject_put(&s->kobj);
+		return err;
+	}
+	kobject_uevent(&s->kobj, KOBJ_ADD);
+	return 0;
+}
+
+void sysfs_slab_unlink(struct kmem_cache *s)
+{
+	if (slab_state >= FULL && s->kobj.state_in_sysfs)
+		kobject_del(&s->kobj);
+}
+
+void sysfs_slab_release(struct kmem_cache *s)
+{
+	if (s->kobj.ktype == &slqb_ktype)
+		kobject_put(&s->kobj);
+	else
+		slab_kmem_cache_release(s);
+}
+
+/* Merged caches appear as links to the cache they were merged into. */
+struct slqb_early_alias {
+	struct kmem_cache *s;
+	const char *name;
+	struct slqb_early_alias *next;
+};
+
+static struct slqb_early_alias *early_aliases;
+
+static int sysfs_slab_alias(struct kmem_cache *s, const char *name)
+{
+	struct slqb_early_alias *al;
+
+	if (slab_state >= FULL) {
+		sysfs_remove_link(&slab_kset->kobj, name);
+		return sysfs_create_link(&slab_kset->kobj, &s->kobj, name);
+	}
+	al = kmalloc(sizeof(*al), GFP_KERNEL);
+	if (!al)
+		return -ENOMEM;
+	al->s = s;
+	al->name = name;
+	al->next = early_aliases;
+	early_aliases = al;
+	return 0;
+}
+
+static int __init slqb_sysfs_init(void)
+{
+	struct kmem_cache *s;
+
+	mutex_lock(&slab_mutex);
+	slab_kset = kset_create_and_add("slab", NULL, kernel_kobj);
+	if (!slab_kset) {
+		mutex_unlock(&slab_mutex);
+		pr_err("SLQB: cannot create /sys/kernel/slab\n");
+		return -ENOMEM;
+	}
+	slab_state = FULL;
+	list_for_each_entry(s, &slab_caches, list)
+		if (sysfs_slab_add(s))
+			pr_err("SLQB: cannot add %s to /sys/kernel/slab\n",
+			       s->name);
+	while (early_aliases) {
+		struct slqb_early_alias *al = early_aliases;
+
+		early_aliases = al->next;
+		if (sysfs_slab_alias(al->s, al->name))
+			pr_err("SLQB: cannot link alias %s\n", al->name);
+		kfree(al);
+	}
+	mutex_unlock(&slab_mutex);
+	return 0;
+}
+device_initcall(slqb_sysfs_init);
+
+#else /* CONFIG_SYSFS */
+
+static inline int sysfs_slab_add(struct kmem_cache *s)
+{
+	return 0;
+}
+
+static inline int sysfs_slab_alias(struct kmem_cache *s, const char *name)
+{
+	return 0;
+}
+
+#endif /* CONFIG_SYSFS */
