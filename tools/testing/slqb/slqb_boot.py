@@ -1,0 +1,180 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Getting a kernel ready (tree, config, build, initramfs), booting it, and
+judging the boot from its console."""
+
+import dataclasses
+import json
+import shlex
+from typing import List, Optional, Tuple
+
+from slqb_build import KernelSpec, build_kernel, config_value, configure
+from slqb_initramfs import build_initramfs
+from slqb_qemu import GuestRun, Shape, qemu_command, run_guest
+from slqb_report import (Finding, KtapReport, describe_finding,
+			 describe_guest_failure, describe_ktap_failures,
+			 find_bad_reports, guest_verdict, parse_ktap)
+from slqb_tree import (TreeUpdate, ensure_pristine, prepare_work_tree,
+		       pristine_stamp_path, read_json, read_series,
+		       tree_has_slqb)
+from slqb_util import (BuildLock, Paths, SlqbError, fmt_duration, log,
+		       quote_lines, wait_for_foreign_builds)
+
+DEFAULT_TIMEOUT_S = 600
+GUEST_MODES = ('boot', 'quick', 'shell', 'hang')
+
+
+@dataclasses.dataclass
+class Prepared:
+	"""A built kernel and its initramfs, ready to boot."""
+	spec: KernelSpec
+	base: str
+	bzimage: str
+	initrd: str
+	nr_cpus: int
+
+
+@dataclasses.dataclass
+class BootRequest:
+	"""How to boot: the machine shape and what the guest init does."""
+	shape: Shape
+	mode: str = 'boot'
+	stress: int = 10
+	append: str = ''
+	timeout: Optional[float] = DEFAULT_TIMEOUT_S
+	console: str = 'stream'
+
+
+@dataclasses.dataclass
+class BootOutcome:
+	"""The judged result of one boot."""
+	log_path: str
+	run: GuestRun
+	verdict: Optional[str]
+	findings: List[Finding]
+	ktap: KtapReport
+	errors: List[str]
+
+	@property
+	def ok(self) -> bool:
+		return not self.errors
+
+
+def no_slqb_message(paths: Paths) -> str:
+	"""Why --alloc slqb cannot work on this tree yet."""
+	patches = len(read_series(paths.repo))
+	return ('the patched tree has no `config SLQB` (looked in mm/Kconfig and '
+		f'init/Kconfig after applying patches/series, {patches} patches): '
+		'the SLQB core is not in the series yet, so there is no SLQB kernel '
+		'to build. Boot another allocator meanwhile, e.g. --alloc slub.')
+
+
+def prepare_tree(paths: Paths) -> Tuple[str, TreeUpdate]:
+	"""Pristine tree plus series and new files in the work tree.
+
+	The caller holds the build lock. Returns the base and what changed.
+	"""
+	base = ensure_pristine(paths)
+	log(f'base: {base}')
+	update = prepare_work_tree(paths, base)
+	log(f'series: {update.summary()}')
+	return base, update
+
+
+def patched_tree_has_slqb(paths: Paths) -> bool:
+	"""Whether the patched work tree offers CONFIG_SLQB."""
+	with BuildLock(paths):
+		prepare_tree(paths)
+	return tree_has_slqb(paths.work)
+
+
+def prepare_kernel(paths: Paths, spec: KernelSpec) -> Prepared:
+	"""Tree, config, build and initramfs for spec, under the build lock."""
+	with BuildLock(paths):
+		base, update = prepare_tree(paths)
+		if spec.alloc == 'slqb' and not tree_has_slqb(paths.work):
+			raise SlqbError(no_slqb_message(paths))
+		stamp = json.dumps(read_json(pristine_stamp_path(paths)), sort_keys=True)
+		configure(paths, spec, stamp, update.kconfig_digest)
+		wait_for_foreign_builds()
+		bzimage = build_kernel(paths, spec, base)
+		initrd = build_initramfs(paths, spec)
+	nr_cpus = int(config_value(paths, spec, 'CONFIG_NR_CPUS') or 1)
+	return Prepared(spec=spec, base=base, bzimage=bzimage, initrd=initrd,
+			nr_cpus=nr_cpus)
+
+
+def kernel_cmdline(prepared: Prepared, req: BootRequest) -> str:
+	"""console=ttyS0, panic=-1 (QEMU exits), the guest's parameters, and
+	the user's --append last (the guest init takes the last value)."""
+	parts = ['console=ttyS0', 'panic=-1', 'printk.devkmsg=on',
+		 f'slqbtest.mode={req.mode}', f'slqbtest.stress={req.stress}',
+		 f'slqbtest.alloc={prepared.spec.alloc}', req.shape.cmdline(),
+		 req.append]
+	return ' '.join(p for p in parts if p)
+
+
+def judge(run: GuestRun, req: BootRequest, log_path: str) -> BootOutcome:
+	"""Reads the console: timeout, bad reports, KUnit, the guest verdict."""
+	lines = run.lines
+	errors = []
+	verdict, detail, _ = guest_verdict(lines)
+	if run.timed_out:
+		what = ('the guest printed its verdict but did not power off'
+			if verdict else 'the guest never printed its verdict')
+		errors.append(f'QEMU was stopped after its timeout '
+			      f'({fmt_duration(run.elapsed)}): {what}. Last console lines:\n'
+			      f'{quote_lines(lines[-15:])}\nFull console log: {log_path}')
+	findings = find_bad_reports(lines)
+	errors.extend(describe_finding(lines, f, log_path) for f in findings)
+	ktap = parse_ktap(lines)
+	if ktap.failures() or ktap.incomplete:
+		errors.append(describe_ktap_failures(lines, ktap, log_path))
+	if req.mode != 'shell' and not run.timed_out:
+		if verdict == 'FAIL':
+			errors.append(describe_guest_failure(lines, detail, log_path))
+		elif verdict is None:
+			errors.append(f'the guest never printed its verdict (QEMU exit '
+				      f'status {run.returncode}). Last console lines:\n'
+				      f'{quote_lines(lines[-15:])}\nFull console log: {log_path}')
+	if run.returncode not in (0, None) and not run.timed_out:
+		errors.append(f'QEMU exited with status {run.returncode}. Last lines:\n'
+			      f'{quote_lines(lines[-10:])}\nFull console log: {log_path}')
+	return BootOutcome(log_path=log_path, run=run, verdict=verdict,
+			   findings=findings, ktap=ktap, errors=errors)
+
+
+def append_log(log_path: str, lines: List[str]) -> None:
+	"""Adds harness lines (prefixed '# slqb: ') to a console log."""
+	with open(log_path, 'a', encoding='utf-8') as f:
+		for line in lines:
+			f.write(f'# slqb: {line}\n')
+
+
+def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest) -> BootOutcome:
+	"""Boots prepared in QEMU as req says and judges the console."""
+	req.shape.validate(prepared.nr_cpus)
+	cmdline = kernel_cmdline(prepared, req)
+	cmd = qemu_command(prepared.bzimage, prepared.initrd, req.shape, cmdline)
+	log_path = paths.new_log(f'boot-{prepared.spec.name}-{req.shape.label()}')
+	append_log(log_path, [f'base: {prepared.base}', f'kernel: {prepared.spec.name}',
+			      f'shape: {req.shape.describe()}', '$ ' + shlex.join(cmd)])
+	log(f'boot: {prepared.spec.name}; {req.shape.describe()}; guest mode '
+	    f'{req.mode}' + (f'; timeout {fmt_duration(req.timeout)}' if req.timeout else ''))
+	log(f'console log: {log_path}')
+	run = run_guest(cmd, log_path, req.timeout, req.console)
+	outcome = judge(run, req, log_path)
+	append_log(log_path, outcome.ktap.summary() +
+		   [f'verdict: {"PASS" if outcome.ok else "FAIL"} '
+		    f'({len(outcome.errors)} problems)'])
+	return outcome
+
+
+def print_outcome(outcome: BootOutcome) -> None:
+	"""The end of `slqb boot`: KUnit summary, problems, verdict, log path."""
+	for line in outcome.ktap.summary():
+		log(line)
+	for error in outcome.errors:
+		print(f'ERROR: {error}', flush=True)
+	state = 'PASS' if outcome.ok else f'FAIL ({len(outcome.errors)} problems)'
+	log(f'verdict: {state}; guest ran {fmt_duration(outcome.run.elapsed)}')
+	log(f'console log: {outcome.log_path}')

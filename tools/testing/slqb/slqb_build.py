@@ -1,0 +1,258 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Configuring and building a kernel in an O= directory of the cache.
+
+One build directory per (arch, allocator, extra options):
+<cache>/build/x86_64-slub, <cache>/build/x86_64-slqb-1a2b3c4d, ...
+The config is tinyconfig plus configs/base.config plus
+configs/alloc-<allocator>.config plus --kconfig extras, merged with the
+kernel's merge_config.sh and checked afterwards.
+"""
+
+import dataclasses
+import os
+import re
+import subprocess
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from slqb_util import (HARNESS_DIR, LineSplitter, Paths, SlqbError,
+		       fmt_duration, log, pump, quote_lines, read_text, run,
+		       sha1_of, stop_process, warn, write_text)
+
+ARCH = 'x86_64'
+ALLOCATORS = ('slqb', 'slub', 'slab', 'slob')
+CONFIG_DIR = os.path.join(HARNESS_DIR, 'configs')
+BUILD_TIMEOUT_S = 3 * 3600
+CONFIG_TIMEOUT_S = 900
+CCACHE_MAX_SIZE = '5G'
+# Bump when the way configs are made changes, to redo every build's config.
+CONFIG_RECIPE = 1
+
+SET_RE = re.compile(r'^(CONFIG_[A-Za-z0-9_]+)=(.*)$')
+UNSET_RE = re.compile(r'^# (CONFIG_[A-Za-z0-9_]+) is not set$')
+VALUE_RE = re.compile(r'^(y|n|m|-?\d+|0x[0-9a-fA-F]+|"[^"]*")$')
+
+
+@dataclasses.dataclass(frozen=True)
+class KernelSpec:
+	"""Which kernel to build: an allocator and extra config lines."""
+	alloc: str
+	extras: Tuple[str, ...] = ()
+
+	@property
+	def name(self) -> str:
+		"""x86_64-slub, or x86_64-slub-<hash> with extras."""
+		name = f'{ARCH}-{self.alloc}'
+		if self.extras:
+			name += '-' + sha1_of(*self.extras)[:8]
+		return name
+
+	def build_dir(self, paths: Paths) -> str:
+		return os.path.join(paths.builds, self.name)
+
+	def bzimage(self, paths: Paths) -> str:
+		return os.path.join(self.build_dir(paths), 'arch', 'x86', 'boot', 'bzImage')
+
+
+def parse_kconfig_option(text: str) -> Tuple[str, str]:
+	"""'CONFIG_X=y' -> ('CONFIG_X', 'y'); refuses anything else."""
+	m = SET_RE.match(text.strip())
+	if not m or not VALUE_RE.match(m.group(2)):
+		raise SlqbError(f'--kconfig {text!r}: expected CONFIG_NAME=VALUE with '
+				'VALUE y, n, m, a number or a "string"', exit_code=2)
+	return m.group(1), m.group(2)
+
+
+def parse_config(text: str) -> Dict[str, str]:
+	"""Options of a .config or fragment; unset ones map to 'n'."""
+	options = {}
+	for line in text.splitlines():
+		line = line.strip()
+		m = SET_RE.match(line) or UNSET_RE.match(line)
+		if m:
+			options[m.group(1)] = m.group(2) if m.re is SET_RE else 'n'
+	return options
+
+
+def fragments(spec: KernelSpec, paths: Paths) -> List[Tuple[str, str]]:
+	"""(label, path) of the config fragments for spec, in merge order."""
+	frags = [('base.config', os.path.join(CONFIG_DIR, 'base.config')),
+		 (f'alloc-{spec.alloc}.config',
+		  os.path.join(CONFIG_DIR, f'alloc-{spec.alloc}.config'))]
+	if spec.extras:
+		extra = os.path.join(spec.build_dir(paths), 'slqb-extra.config')
+		write_text(extra, '\n'.join(spec.extras) + '\n')
+		frags.append(('--kconfig', extra))
+	return frags
+
+
+def make_command(paths: Paths, spec: KernelSpec, *targets: str) -> List[str]:
+	"""make -C <work> O=<build> ARCH=x86_64 -jN CC='ccache gcc' targets."""
+	return ['make', '-C', paths.work, f'O={spec.build_dir(paths)}',
+		f'ARCH={ARCH}', f'-j{os.cpu_count() or 1}', 'CC=ccache gcc',
+		*targets]
+
+
+def build_env(paths: Paths) -> Dict[str, str]:
+	"""Environment for make: our ccache directory unless one is set."""
+	env = dict(os.environ)
+	if not env.get('CCACHE_DIR'):
+		env['CCACHE_DIR'] = os.path.join(paths.cache, 'ccache')
+		if not os.path.isfile(os.path.join(env['CCACHE_DIR'], 'ccache.conf')):
+			os.makedirs(env['CCACHE_DIR'], exist_ok=True)
+			run(['ccache', '--max-size', CCACHE_MAX_SIZE], timeout=60, env=env)
+	return env
+
+
+# ---------------------------------------------------------------- config
+
+def config_key(spec: KernelSpec, frags: Sequence[Tuple[str, str]],
+	       pristine_stamp: str, kconfig_digest: str) -> str:
+	"""Everything the generated .config depends on."""
+	return sha1_of(CONFIG_RECIPE, spec, pristine_stamp, kconfig_digest,
+		       *[read_text(path) for _, path in frags])
+
+
+def generate_config(paths: Paths, spec: KernelSpec,
+		    frags: Sequence[Tuple[str, str]]) -> None:
+	"""tinyconfig, merge_config.sh of the fragments, olddefconfig."""
+	build = spec.build_dir(paths)
+	env = build_env(paths)
+	config = os.path.join(build, '.config')
+	merge = os.path.join(paths.work, 'scripts', 'kconfig', 'merge_config.sh')
+	steps = [make_command(paths, spec, 'tinyconfig'),
+		 ['sh', merge, '-m', '-O', build, config, *[p for _, p in frags]],
+		 make_command(paths, spec, 'olddefconfig')]
+	for cmd in steps:
+		run(cmd, timeout=CONFIG_TIMEOUT_S, env=env, cwd=build)
+
+
+def verify_config(paths: Paths, spec: KernelSpec,
+		  frags: Sequence[Tuple[str, str]]) -> None:
+	"""Checks every requested option landed in .config.
+
+	Later fragments override earlier ones. A miss in the allocator fragment
+	is an error; a miss elsewhere (a Kconfig dependency said no) a warning.
+	"""
+	final = parse_config(read_text(os.path.join(spec.build_dir(paths), '.config')))
+	wanted: Dict[str, Tuple[str, str]] = {}
+	for label, path in frags:
+		for name, value in parse_config(read_text(path)).items():
+			wanted[name] = (value, label)
+	misses = {}
+	for name, (value, label) in wanted.items():
+		have = final.get(name, 'n')
+		if have != value:
+			misses.setdefault(label, []).append(f'{name}={value} ({label}) is {have}')
+	alloc_label = f'alloc-{spec.alloc}.config'
+	if alloc_label in misses:
+		raise SlqbError(f'the {spec.alloc} config did not come out as asked; '
+				'check the Kconfig dependencies:\n' +
+				quote_lines(misses[alloc_label]))
+	others = [m for label in misses for m in misses[label]]
+	if others:
+		warn(f'{len(others)} requested config options did not stick in '
+		     f'{spec.name} (Kconfig dependencies):\n' + quote_lines(others))
+
+
+def configure(paths: Paths, spec: KernelSpec, pristine_stamp: str,
+	      kconfig_digest: str) -> None:
+	"""Makes <build>/.config for spec unless its inputs are unchanged."""
+	build = spec.build_dir(paths)
+	os.makedirs(build, exist_ok=True)
+	frags = fragments(spec, paths)
+	key = config_key(spec, frags, pristine_stamp, kconfig_digest)
+	key_file = os.path.join(build, '.slqb-config-key')
+	config = os.path.join(build, '.config')
+	if os.path.isfile(config) and read_text(key_file, '').strip() == key:
+		log(f'config: {spec.name} unchanged')
+	else:
+		log(f'config: generating {spec.name}: tinyconfig + ' +
+		    ' + '.join(label for label, _ in frags))
+		generate_config(paths, spec, frags)
+		write_text(key_file, key + '\n')
+	verify_config(paths, spec, frags)
+
+
+def config_value(paths: Paths, spec: KernelSpec, name: str) -> Optional[str]:
+	"""A value from the build's .config (None if unset or no config)."""
+	text = read_text(os.path.join(spec.build_dir(paths), '.config'), '')
+	value = parse_config(text).get(name)
+	return None if value in (None, 'n') else value
+
+
+# ---------------------------------------------------------------- build
+
+def first_build_error(lines: Sequence[str]) -> List[str]:
+	"""The first compiler error with gcc's context, else the log's tail."""
+	patterns = [re.compile(r'\berror:'), re.compile(r'undefined reference to'),
+		    re.compile(r'^make(\[\d+\])?: \*\*\*')]
+	for pattern in patterns:
+		for i, line in enumerate(lines):
+			if not pattern.search(line):
+				continue
+			start = i - 1 if i > 0 and re.search(r': In (function|member)', lines[i - 1]) else i
+			end = i + 1
+			while end < len(lines) and end < i + 5 and \
+			      re.match(r'^\s+(\d+\s*)?\|', lines[end]):
+				end += 1
+			return list(lines[start:end])
+	return list(lines[-15:])
+
+
+def run_make_logged(cmd: Sequence[str], env: Dict[str, str], log_path: str,
+		    timeout: float) -> Tuple[int, List[str]]:
+	"""Runs make, writing its output to log_path, with a progress line
+	every 30 s. Returns (exit status, output lines)."""
+	lines: List[str] = []
+	splitter = LineSplitter()
+	start = time.monotonic()
+	next_note = [start + 30]
+
+	def note() -> None:
+		if time.monotonic() > next_note[0]:
+			last = lines[-1].strip() if lines else ''
+			log(f'build: {fmt_duration(time.monotonic() - start)} so far '
+			    f'({len(lines)} lines; last: {last[:70]})')
+			next_note[0] += 30
+
+	with open(log_path, 'ab') as out:
+		out.write(('$ ' + ' '.join(cmd) + '\n').encode())
+		out.flush()
+		proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
+					stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+		def take(data: bytes) -> None:
+			out.write(data)
+			lines.extend(splitter.feed(data))
+		finished = False
+		try:
+			finished = pump(proc, take, lambda: start + timeout, note)
+		finally:
+			stop_process(proc, grace=60 if finished else 0)
+		lines.extend(splitter.flush())
+	if not finished:
+		raise SlqbError(f'kernel build timed out after {fmt_duration(timeout)}; '
+				f'log: {log_path}')
+	return proc.wait(), lines
+
+
+def build_kernel(paths: Paths, spec: KernelSpec, base: str) -> str:
+	"""Builds bzImage (and modules if any) for spec; returns bzImage path."""
+	config = read_text(os.path.join(spec.build_dir(paths), '.config'))
+	targets = ['bzImage'] + (['modules'] if re.search(r'=m$', config, re.M) else [])
+	log_path = paths.new_log(f'build-{spec.name}')
+	write_text(log_path, f'# slqb build of {spec.name} on {base}\n')
+	log(f'build: {spec.name} ({" ".join(targets)}), log: {log_path}')
+	start = time.monotonic()
+	status, lines = run_make_logged(make_command(paths, spec, *targets),
+					build_env(paths), log_path, BUILD_TIMEOUT_S)
+	if status != 0:
+		raise SlqbError(f'the {spec.name} kernel build failed (make exit '
+				f'{status}). First error:\n'
+				f'{quote_lines(first_build_error(lines))}\n'
+				f'Full build log: {log_path}')
+	compiled = sum(1 for l in lines if re.match(r'\s+(CC|LD|AS)\s', l))
+	log(f'build: done in {fmt_duration(time.monotonic() - start)} '
+	    f'({compiled} objects compiled or linked)')
+	return spec.bzimage(paths)

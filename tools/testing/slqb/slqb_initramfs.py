@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The guest's initramfs: busybox, guest/init, the workload tools, slqbinfo.
+
+The archive is described in the kernel's gen_init_cpio list format, built
+with usr/gen_init_cpio and gzipped. It is rebuilt only when its inputs
+(the list, and the size and mtime of every host file in it) change.
+"""
+
+import gzip
+import os
+import re
+import shutil
+import subprocess
+from typing import Dict, List, Optional, Tuple
+
+from slqb_build import KernelSpec, first_build_error
+from slqb_util import (HARNESS_DIR, Paths, SlqbError, file_sha1, log,
+		       quote_lines, read_text, run, sha1_of, warn, write_text)
+
+GUEST_DIR = os.path.join(HARNESS_DIR, 'guest')
+# Dynamic workload tools copied in with their libraries (ldd).
+WORKLOAD_TOOLS = ('stress-ng', 'hackbench')
+
+
+class CpioList:
+	"""Builds a gen_init_cpio list; parent directories come by themselves."""
+
+	def __init__(self) -> None:
+		self.entries: Dict[str, str] = {}
+		self.host_files: List[str] = []
+
+	def add_dir(self, name: str, mode: str = '0755') -> None:
+		parent = os.path.dirname(name)
+		if parent not in ('/', '') and parent not in self.entries:
+			self.add_dir(parent)
+		self.entries.setdefault(name, f'dir {name} {mode} 0 0')
+
+	def add_file(self, name: str, host: str, mode: str = '0755') -> None:
+		self.add_dir(os.path.dirname(name))
+		self.entries[name] = f'file {name} {host} {mode} 0 0'
+		self.host_files.append(host)
+
+	def add_link(self, name: str, target: str) -> None:
+		self.add_dir(os.path.dirname(name))
+		self.entries.setdefault(name, f'slink {name} {target} 0777 0 0')
+
+	def add_node(self, name: str, mode: str, kind: str, major: int, minor: int) -> None:
+		self.add_dir(os.path.dirname(name))
+		self.entries[name] = f'nod {name} {mode} 0 0 {kind} {major} {minor}'
+
+	def text(self) -> str:
+		# Sorted by name, so every directory comes before what it holds.
+		return ''.join(self.entries[n] + '\n' for n in sorted(self.entries))
+
+	def key(self) -> str:
+		"""Digest of the list and of the host files' identities."""
+		stats = []
+		for host in self.host_files:
+			st = os.stat(host)
+			stats.append((host, st.st_size, st.st_mtime_ns))
+		return sha1_of(self.text(), stats)
+
+
+def shared_libraries(binary: str) -> List[Tuple[str, str]]:
+	"""(path in guest, host file) of each library ldd lists for binary."""
+	proc = run(['ldd', binary], timeout=60, check=False)
+	libs = []
+	for line in proc.stdout.splitlines():
+		m = re.match(r'\s*(?:\S+ => )?(/\S+) \(0x', line)
+		if m:
+			libs.append((m.group(1), os.path.realpath(m.group(1))))
+	return libs
+
+
+def add_program(cpio: CpioList, name: str, host: str) -> None:
+	"""Adds a program and, when it is dynamic, its libraries."""
+	cpio.add_file(name, os.path.realpath(host))
+	for guest_path, host_path in shared_libraries(host):
+		cpio.add_file(guest_path, host_path)
+
+
+def gen_init_cpio(paths: Paths) -> str:
+	"""The kernel's usr/gen_init_cpio, compiled once into <cache>/tools."""
+	src = os.path.join(paths.pristine, 'usr', 'gen_init_cpio.c')
+	out = os.path.join(paths.tools, 'gen_init_cpio')
+	if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
+		os.makedirs(paths.tools, exist_ok=True)
+		run(['gcc', '-O2', '-o', out, src], timeout=300)
+	return out
+
+
+def slqbinfo_binary(paths: Paths, spec: KernelSpec) -> Optional[str]:
+	"""A static slqbinfo: <build>/tools/slqbinfo, else tools/vm/slqbinfo.c
+	compiled here. None (with a warning if it does not compile) otherwise."""
+	build = spec.build_dir(paths)
+	prebuilt = os.path.join(build, 'tools', 'slqbinfo')
+	if os.access(prebuilt, os.X_OK):
+		return prebuilt
+	src = os.path.join(paths.work, 'tools', 'vm', 'slqbinfo.c')
+	if not os.path.isfile(src):
+		return None
+	out = os.path.join(build, 'slqb-tools', 'slqbinfo')
+	if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src):
+		return out
+	os.makedirs(os.path.dirname(out), exist_ok=True)
+	proc = run(['gcc', '-O2', '-Wall', '-static', '-o', out, src],
+		   timeout=300, check=False)
+	if proc.returncode != 0:
+		warn('tools/vm/slqbinfo.c does not compile; booting without '
+		     '/bin/slqbinfo. First error:\n' +
+		     quote_lines(first_build_error(proc.stdout.splitlines())))
+		return None
+	return out
+
+
+def busybox_path() -> str:
+	"""busybox from busybox-static."""
+	path = shutil.which('busybox')
+	if not path:
+		raise SlqbError('busybox is missing (apt-get install busybox-static)',
+				exit_code=2)
+	return path
+
+
+def describe_initramfs(paths: Paths, spec: KernelSpec) -> CpioList:
+	"""The list of everything that goes into the guest's initramfs."""
+	cpio = CpioList()
+	for name in ('/proc', '/sys', '/root', '/mnt', '/etc', '/bin', '/sbin',
+		     '/usr/bin', '/usr/sbin'):
+		cpio.add_dir(name)
+	cpio.add_dir('/tmp', '1777')
+	cpio.add_dir('/dev')
+	cpio.add_node('/dev/console', '0600', 'c', 5, 1)
+	cpio.add_node('/dev/null', '0666', 'c', 1, 3)
+	cpio.add_file('/init', os.path.join(GUEST_DIR, 'init'))
+	cpio.add_file('/etc/passwd', os.path.join(GUEST_DIR, 'passwd'), '0644')
+	cpio.add_file('/etc/group', os.path.join(GUEST_DIR, 'group'), '0644')
+	busybox = busybox_path()
+	add_program(cpio, '/bin/busybox', busybox)
+	for tool in WORKLOAD_TOOLS:
+		host = shutil.which(tool)
+		if host:
+			add_program(cpio, f'/usr/bin/{tool}', host)
+		else:
+			warn(f'{tool} not found; the guest workload will skip it')
+	slqbinfo = slqbinfo_binary(paths, spec)
+	if slqbinfo:
+		add_program(cpio, '/bin/slqbinfo', slqbinfo)
+	applets = run([busybox, '--list-full'], timeout=60).stdout.split()
+	for applet in applets:
+		cpio.add_link('/' + applet, '/bin/busybox')
+	return cpio
+
+
+def build_initramfs(paths: Paths, spec: KernelSpec) -> str:
+	"""Builds (or reuses) <build>/slqb-initramfs.cpio.gz; returns its path."""
+	build = spec.build_dir(paths)
+	out = os.path.join(build, 'slqb-initramfs.cpio.gz')
+	key_file = out + '.key'
+	cpio = describe_initramfs(paths, spec)
+	tool = gen_init_cpio(paths)
+	key = sha1_of(cpio.key(), file_sha1(tool))
+	if os.path.isfile(out) and read_text(key_file, '').strip() == key:
+		log(f'initramfs: {out} (unchanged)')
+		return out
+	list_file = os.path.join(build, 'slqb-initramfs.list')
+	write_text(list_file, cpio.text())
+	try:
+		archive = subprocess.run([tool, list_file],
+					 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+					 timeout=300, check=True).stdout
+	except subprocess.CalledProcessError as e:
+		raise SlqbError(f'gen_init_cpio failed on {list_file}:\n' +
+				quote_lines(e.stderr.decode(errors='replace').splitlines()[-10:]))
+	except subprocess.TimeoutExpired:
+		raise SlqbError('gen_init_cpio timed out')
+	with open(out + '.tmp', 'wb') as f:
+		f.write(gzip.compress(archive, compresslevel=6))
+	os.replace(out + '.tmp', out)
+	write_text(key_file, key + '\n')
+	size = os.path.getsize(out) / 1e6
+	log(f'initramfs: {out} ({size:.1f} MB, {len(cpio.entries)} entries'
+	    f'{", with slqbinfo" if "/bin/slqbinfo" in cpio.entries else ""})')
+	return out

@@ -1,0 +1,159 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Running a kernel in QEMU (TCG) with a given CPU and NUMA shape.
+
+The console goes to a log file and, as asked, to the terminal. QEMU never
+outlives its timeout, and after the guest's verdict line it gets a short
+grace period to power off before it is stopped.
+"""
+
+import dataclasses
+import os
+import subprocess
+import sys
+import time
+from typing import List, Optional, Sequence, Tuple
+
+from slqb_report import VERDICT_RE
+from slqb_util import LineSplitter, SlqbError, pump, stop_process
+
+QEMU = 'qemu-system-x86_64'
+MEM_PER_NODE_MB = 512
+MAX_CPUS = 8		# CONFIG_NR_CPUS in configs/base.config
+MAX_NODES = 8
+VERDICT_GRACE_S = 60	# from the verdict line to QEMU's exit
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+	"""CPUs and NUMA nodes of the virtual machine.
+
+	CPUs are spread over the nodes that have memory in contiguous runs.
+	With memoryless, one more node, without memory, owns the last CPU.
+	"""
+	cpus: int = 2
+	nodes: int = 1
+	memoryless: bool = False
+
+	def validate(self, max_cpus: int = MAX_CPUS) -> None:
+		"""Refuses shapes QEMU or the kernel config cannot give."""
+		if self.cpus < 1:
+			raise SlqbError(f'--cpus {self.cpus}: need at least 1 CPU', exit_code=2)
+		if self.cpus > max_cpus:
+			raise SlqbError(f'--cpus {self.cpus}: the kernel is built with '
+					f'CONFIG_NR_CPUS={max_cpus}', exit_code=2)
+		if not 1 <= self.nodes <= MAX_NODES:
+			raise SlqbError(f'--nodes {self.nodes}: must be 1..{MAX_NODES}',
+					exit_code=2)
+		need = self.nodes + (1 if self.memoryless else 0)
+		if self.cpus < need:
+			extra = ' plus the memoryless node' if self.memoryless else ''
+			raise SlqbError(f'--cpus {self.cpus} is too few for {self.nodes} '
+					f'node(s){extra}: every node gets at least one CPU, '
+					f'so use --cpus {need} or more', exit_code=2)
+
+	@property
+	def total_nodes(self) -> int:
+		return self.nodes + (1 if self.memoryless else 0)
+
+	def layout(self) -> List[Tuple[int, int, int, bool]]:
+		"""(node id, first cpu, last cpu, has memory) per node."""
+		memory_cpus = self.cpus - (1 if self.memoryless else 0)
+		share, extra = divmod(memory_cpus, self.nodes)
+		nodes, first = [], 0
+		for node in range(self.nodes):
+			count = share + (1 if node < extra else 0)
+			nodes.append((node, first, first + count - 1, True))
+			first += count
+		if self.memoryless:
+			nodes.append((self.nodes, self.cpus - 1, self.cpus - 1, False))
+		return nodes
+
+	def label(self) -> str:
+		"""'2cpu-2node' or '4cpu-2node-memoryless'."""
+		text = f'{self.cpus}cpu-{self.nodes}node'
+		return text + ('-memoryless' if self.memoryless else '')
+
+	def describe(self) -> str:
+		"""'2 CPUs; node0: cpu0, 512M; node1: cpu1, no memory'."""
+		parts = [f'{self.cpus} CPUs']
+		for node, first, last, memory in self.layout():
+			cpus = f'cpu{first}' if first == last else f'cpu{first}-{last}'
+			parts.append(f'node{node}: {cpus}, ' +
+				     (f'{MEM_PER_NODE_MB}M' if memory else 'no memory'))
+		return '; '.join(parts)
+
+	def qemu_args(self) -> List[str]:
+		"""-m, -smp and the -object/-numa pairs for this shape."""
+		args = ['-m', f'{MEM_PER_NODE_MB * self.nodes}M', '-smp', str(self.cpus)]
+		for node, first, last, memory in self.layout():
+			numa = f'node,nodeid={node},cpus={first}-{last}'
+			if memory:
+				args += ['-object', f'memory-backend-ram,id=m{node},'
+					 f'size={MEM_PER_NODE_MB}M']
+				numa += f',memdev=m{node}'
+			args += ['-numa', numa]
+		return args
+
+	def cmdline(self) -> str:
+		"""The expected shape, for the guest init to check."""
+		return (f'slqbtest.cpus={self.cpus} slqbtest.nodes={self.total_nodes} '
+			f'slqbtest.memnodes={self.nodes}')
+
+
+def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str) -> List[str]:
+	"""The full qemu-system-x86_64 command line."""
+	return [QEMU, '-accel', 'tcg,thread=multi', '-cpu', 'max',
+		*shape.qemu_args(), '-nographic', '-no-reboot',
+		'-kernel', bzimage, '-initrd', initrd, '-append', append]
+
+
+@dataclasses.dataclass
+class GuestRun:
+	"""What came out of one QEMU run."""
+	lines: List[str]
+	returncode: Optional[int]
+	timed_out: bool
+	elapsed: float
+
+
+def run_guest(cmd: Sequence[str], log_path: str, timeout: Optional[float],
+	      console: str) -> GuestRun:
+	"""Runs QEMU, logging the console; console is how the terminal sees it:
+
+	'stream' echoes everything, 'markers' only the guest's SLQB-GUEST lines,
+	'interactive' echoes everything and gives QEMU the terminal's stdin.
+	"""
+	lines: List[str] = []
+	splitter = LineSplitter()
+	start = time.monotonic()
+	limit = [start + timeout if timeout else None]
+	stdin = None if console == 'interactive' else subprocess.DEVNULL
+	try:
+		proc = subprocess.Popen(list(cmd), stdin=stdin, stdout=subprocess.PIPE,
+					stderr=subprocess.STDOUT)
+	except FileNotFoundError:
+		raise SlqbError(f'{cmd[0]} is missing (apt-get install qemu-system-x86)',
+				exit_code=2)
+	with open(log_path, 'ab') as out:
+		def take(data: bytes) -> None:
+			out.write(data)
+			out.flush()
+			if console != 'markers':
+				sys.stdout.buffer.write(data)
+				sys.stdout.flush()
+			for line in splitter.feed(data):
+				lines.append(line)
+				if console == 'markers' and 'SLQB-GUEST: ' in line:
+					print('    guest: ' + line[line.index('SLQB-GUEST: ') + 12:],
+					      flush=True)
+				if VERDICT_RE.search(line):
+					grace = time.monotonic() + VERDICT_GRACE_S
+					limit[0] = min(limit[0] or grace, grace)
+		finished = False
+		try:
+			finished = pump(proc, take, lambda: limit[0])
+		finally:
+			stop_process(proc, grace=30 if finished else 0)
+		lines.extend(splitter.flush())
+	return GuestRun(lines=lines, returncode=proc.returncode,
+			timed_out=not finished, elapsed=time.monotonic() - start)
