@@ -27,6 +27,13 @@ DEFAULT_TARBALL = '/usr/src/linux-source-6.1.tar.xz'
 NOT_OVERLAID = ('patches', 'README.slqb')
 # Files that tell a 6.1 tree from anything else (besides its Makefile).
 TREE_MARKERS = ('mm/Kconfig', 'include/linux/slab.h', 'scripts/kconfig/merge_config.sh')
+# What patch(1) says when it refuses a patch without a failed hunk.
+PATCH_FAILURE_HINTS = (
+	('Reversed (or previously applied)', 'the tree already has it (or it is reversed)'),
+	("can't find file to patch", 'a file it patches does not exist'),
+	('malformed patch', 'the patch file is malformed'),
+	('Only garbage was found', 'the patch file holds no patch'),
+)
 
 
 @dataclasses.dataclass
@@ -306,7 +313,8 @@ def describe_patch_failure(patch: Patch, output: str, stage: str,
 	tail = ('Nothing was changed: the series is tried in a staging copy first.\n'
 		f'patch(1) said:\n{said}')
 	if not failed:
-		return f'{head}.\n{tail}'
+		reasons = [why for text, why in PATCH_FAILURE_HINTS if text in output]
+		return f'{head}' + (f': {reasons[0]}' if reasons else '') + f'.\n{tail}'
 	path, hunk, line = failed[0]
 	reject = quote_lines(hunk_from_reject(os.path.join(stage, path + '.rej')))
 	return (f'{head}: hunk #{hunk} of {path} FAILED (at line {line}; '
