@@ -475,6 +475,8 @@ static void flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	void *head, *last;
 	unsigned int keep;
 
+	if (!nr || !l->nr)
+		return;
 	if (nr >= l->nr) {
 		head = l->freelist;
 		nr = l->nr;
@@ -1130,12 +1132,19 @@ static void trim_cache(struct kmem_cache *s)
 	stat_add(l, TRIM_OBJECTS, before - l->nr);
 	discard_slabs(s, &discard);
 #ifdef CONFIG_SLQB_STATS
-	took = ktime_get_ns() - start;
+	took = min_t(u64, ktime_get_ns() - start, UINT_MAX);
 	if (took > l->stats[TRIM_WORST_NS])
 		l->stats[TRIM_WORST_NS] = took;
 #endif
 	local_irq_enable();
 }
+
+#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
+void slqb_test_trim(struct kmem_cache *s)
+{
+	trim_cache(s);
+}
+#endif
 
 static void slqb_trim(struct work_struct *work)
 {
@@ -1440,6 +1449,38 @@ struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
 	return s;
 }
 
+static DEFINE_MUTEX(slqb_tunables_mutex);
+
+/**
+ * slqb_set_tunables - change a cache's LIFO limits
+ * @s: the cache
+ * @hiwater: the new hiwater, or 0 to keep the current one
+ * @freebatch: the new freebatch, or 0 to keep the current one
+ *
+ * The pair must satisfy 1 <= freebatch <= hiwater <= SLQB_MAX_HIWATER
+ * after the change. Either both values change or neither does.
+ *
+ * Return: 0, or -EINVAL if the resulting pair is out of range.
+ */
+int slqb_set_tunables(struct kmem_cache *s, unsigned int hiwater,
+		      unsigned int freebatch)
+{
+	int err = 0;
+
+	mutex_lock(&slqb_tunables_mutex);
+	hiwater = hiwater ?: s->hiwater;
+	freebatch = freebatch ?: s->freebatch;
+	if (freebatch > hiwater || hiwater > SLQB_MAX_HIWATER) {
+		err = -EINVAL;
+	} else {
+		WRITE_ONCE(s->hiwater, hiwater);
+		WRITE_ONCE(s->freebatch, freebatch);
+	}
+	mutex_unlock(&slqb_tunables_mutex);
+	return err;
+}
+EXPORT_SYMBOL_GPL(slqb_set_tunables);
+
 /* /proc/slabinfo */
 
 void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
@@ -1702,8 +1743,6 @@ static ssize_t queued_show(struct kmem_cache *s, char *buf)
 }
 SLQB_ATTR_RO(queued);
 
-static DEFINE_MUTEX(slqb_tunables_mutex);
-
 /*
  * hiwater and freebatch: a write is checked against the other value and
  * takes effect whole, or not at all.
@@ -1711,23 +1750,16 @@ static DEFINE_MUTEX(slqb_tunables_mutex);
 static ssize_t store_tunable(struct kmem_cache *s, const char *buf,
 			     size_t len, bool is_hiwater)
 {
-	unsigned int val, hiwater, freebatch;
+	unsigned int val;
 	int err;
 
 	err = kstrtouint(buf, 10, &val);
-	if (err)
-		return err;
-	mutex_lock(&slqb_tunables_mutex);
-	hiwater = is_hiwater ? val : s->hiwater;
-	freebatch = is_hiwater ? s->freebatch : val;
-	if (!freebatch || freebatch > hiwater || hiwater > SLQB_MAX_HIWATER) {
-		mutex_unlock(&slqb_tunables_mutex);
-		return -EINVAL;
-	}
-	WRITE_ONCE(s->hiwater, hiwater);
-	WRITE_ONCE(s->freebatch, freebatch);
-	mutex_unlock(&slqb_tunables_mutex);
-	return len;
+	if (!err && !val)
+		err = -EINVAL;
+	if (!err)
+		err = is_hiwater ? slqb_set_tunables(s, val, 0) :
+				   slqb_set_tunables(s, 0, val);
+	return err ? err : len;
 }
 
 static ssize_t hiwater_show(struct kmem_cache *s, char *buf)

@@ -74,7 +74,7 @@ struct kmem_cache_list {
 	bool dead;
 	struct irq_work claim_work;
 #ifdef CONFIG_SLQB_STATS
-	unsigned long stats[NR_SLQB_STAT_ITEMS];
+	unsigned int stats[NR_SLQB_STAT_ITEMS];
 #endif
 };
 
@@ -131,6 +131,14 @@ struct kmem_cache {
 #define SLAB_SUPPORTS_SYSFS
 void sysfs_slab_unlink(struct kmem_cache *s);
 void sysfs_slab_release(struct kmem_cache *s);
+#endif
+
+int slqb_set_tunables(struct kmem_cache *s, unsigned int hiwater,
+		      unsigned int freebatch);
+
+#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
+/* For lib/slqb_kunit.c: one trim pass over @s on the calling CPU. */
+void slqb_test_trim(struct kmem_cache *s);
 #endif
 
 static inline unsigned int __obj_to_index(const struct kmem_cache *cache,

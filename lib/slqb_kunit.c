@@ -1,0 +1,806 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the SLQB allocator.
+ *
+ * Each test creates its own unmergeable cache, so nothing else in the
+ * kernel touches the queues it looks at. Work that must happen on a given
+ * CPU runs there through smp_call_on_cpu(). The periodic trim could move
+ * objects behind a test's back, so tests that count objects on queues hold
+ * slab_mutex, which the trim work only ever try-locks.
+ */
+
+#include <kunit/test.h>
+#include <linux/cpu.h>
+#include <linux/cpumask.h>
+#include <linux/irq_work.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/nodemask.h>
+#include <linux/rcupdate.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+
+#include "../mm/slab.h"
+
+#define TEST_OBJ_SIZE	64
+#define TEST_MAX_OBJS	4096
+
+struct slqb_test_ctx {
+	struct kmem_cache *s;
+	void **objs;
+	unsigned int nr;
+};
+
+static struct kmem_cache *test_cache(struct kunit *test, const char *name,
+				     unsigned int size, unsigned int align,
+				     slab_flags_t flags, void (*ctor)(void *))
+{
+	/* SLAB_NOLEAKTRACE keeps the cache out of merging. */
+	struct kmem_cache *s = kmem_cache_create(name, size, align,
+						 flags | SLAB_NOLEAKTRACE,
+						 ctor);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	return s;
+}
+
+static struct kmem_cache_list *cpu_list(struct kmem_cache *s, int cpu)
+{
+	return &per_cpu_ptr(s->cpu_slab, cpu)->list;
+}
+
+/* Slabs owned by all lists of @s. */
+static long total_slabs(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	long slabs = 0;
+	int cpu, node;
+
+	for_each_possible_cpu(cpu)
+		slabs += atomic_long_read(&cpu_list(s, cpu)->nr_slabs);
+	for_each_kmem_cache_node(s, node, n)
+		slabs += atomic_long_read(&n->list.nr_slabs);
+	return slabs;
+}
+
+/* Free objects of @s: on slab freelists and on every queue. */
+static long total_free(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	long nr = 0;
+	int cpu, node;
+
+	for_each_possible_cpu(cpu) {
+		struct kmem_cache_cpu *c = per_cpu_ptr(s->cpu_slab, cpu);
+
+		nr += c->list.slab_free + c->list.nr + c->rlist_nr +
+		      atomic_read(&c->list.remote_nr);
+	}
+	for_each_kmem_cache_node(s, node, n)
+		nr += n->list.slab_free;
+	return nr;
+}
+
+static long queued_objects(struct kmem_cache *s)
+{
+	long nr = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct kmem_cache_cpu *c = per_cpu_ptr(s->cpu_slab, cpu);
+
+		nr += c->list.nr + c->rlist_nr + atomic_read(&c->list.remote_nr);
+		if (c->list.remote_head)
+			nr++;
+	}
+	return nr;
+}
+
+/* Two online CPUs on different memory nodes, if the machine has them. */
+static bool cpus_on_two_nodes(int *a, int *b)
+{
+	int i, j;
+
+	for_each_online_cpu(i)
+		for_each_online_cpu(j)
+			if (cpu_to_mem(i) != cpu_to_mem(j)) {
+				*a = i;
+				*b = j;
+				return true;
+			}
+	return false;
+}
+
+/* Two online CPUs on the same memory node. */
+static bool cpus_on_one_node(int *a, int *b)
+{
+	int i, j;
+
+	for_each_online_cpu(i)
+		for_each_online_cpu(j)
+			if (i != j && cpu_to_mem(i) == cpu_to_mem(j)) {
+				*a = i;
+				*b = j;
+				return true;
+			}
+	return false;
+}
+
+static int do_alloc(void *arg)
+{
+	struct slqb_test_ctx *ctx = arg;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr; i++) {
+		ctx->objs[i] = kmem_cache_alloc(ctx->s, GFP_KERNEL);
+		if (!ctx->objs[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int do_free(void *arg)
+{
+	struct slqb_test_ctx *ctx = arg;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr; i++)
+		kmem_cache_free(ctx->s, ctx->objs[i]);
+	return 0;
+}
+
+/* Allocate until this CPU's LIFO is empty, keeping what was allocated. */
+static int do_empty_lifo(void *arg)
+{
+	struct slqb_test_ctx *ctx = arg;
+	struct kmem_cache_list *l = cpu_list(ctx->s, smp_processor_id());
+
+	ctx->nr = 0;
+	while (READ_ONCE(l->nr) && ctx->nr < TEST_MAX_OBJS) {
+		ctx->objs[ctx->nr] = kmem_cache_alloc(ctx->s, GFP_KERNEL);
+		if (!ctx->objs[ctx->nr])
+			return -ENOMEM;
+		ctx->nr++;
+	}
+	return l->nr ? -EBUSY : 0;
+}
+
+static int do_trim(void *arg)
+{
+	struct slqb_test_ctx *ctx = arg;
+
+	slqb_test_trim(ctx->s);
+	return 0;
+}
+
+static void **test_array(struct kunit *test)
+{
+	void **objs = kunit_kcalloc(test, TEST_MAX_OBJS, sizeof(void *),
+				    GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	return objs;
+}
+
+static void run_on(struct kunit *test, int cpu, int (*fn)(void *), void *arg)
+{
+	KUNIT_ASSERT_EQ(test, smp_call_on_cpu(cpu, fn, arg, false), 0);
+}
+
+static int lifo_reuse_fn(void *arg)
+{
+	struct slqb_test_ctx *ctx = arg;
+	void *a, *b;
+
+	a = kmem_cache_alloc(ctx->s, GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	kmem_cache_free(ctx->s, a);
+	b = kmem_cache_alloc(ctx->s, GFP_KERNEL);
+	ctx->objs[0] = a;
+	ctx->objs[1] = b;
+	if (b)
+		kmem_cache_free(ctx->s, b);
+	return 0;
+}
+
+/* The object freed last on a CPU is the next one it allocates. */
+static void slqb_test_lifo_reuse(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	int cpu;
+
+	ctx.s = test_cache(test, "slqb_test_lifo", TEST_OBJ_SIZE, 0, 0, NULL);
+	for_each_online_cpu(cpu) {
+		run_on(test, cpu, lifo_reuse_fn, &ctx);
+		KUNIT_EXPECT_PTR_EQ(test, ctx.objs[0], ctx.objs[1]);
+	}
+	kmem_cache_destroy(ctx.s);
+}
+
+struct flush_ctx {
+	struct slqb_test_ctx objs;
+	unsigned int before, after, flushes;
+};
+
+/* Free objects one by one and record the first flush: its size and place. */
+static int flush_fn(void *arg)
+{
+	struct flush_ctx *fc = arg;
+	struct kmem_cache *s = fc->objs.s;
+	struct kmem_cache_list *l = cpu_list(s, smp_processor_id());
+	unsigned int i, before;
+	int err;
+
+	err = do_alloc(&fc->objs);
+	if (err)
+		return err;
+	fc->flushes = 0;
+	for (i = 0; i < fc->objs.nr; i++) {
+		before = l->nr;
+		kmem_cache_free(s, fc->objs.objs[i]);
+		if (l->nr != before + 1 && !fc->flushes++) {
+			fc->before = before;
+			fc->after = l->nr;
+		}
+	}
+	return 0;
+}
+
+/* Pushing past hiwater flushes exactly freebatch objects. */
+static void slqb_test_flush_batch(struct kunit *test)
+{
+	struct flush_ctx fc = { .objs.objs = test_array(test) };
+	struct kmem_cache *s;
+
+	s = test_cache(test, "slqb_test_flush", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 64, 16), 0);
+	fc.objs.s = s;
+	fc.objs.nr = s->hiwater + 1;
+	mutex_lock(&slab_mutex);
+	run_on(test, 0, flush_fn, &fc);
+	mutex_unlock(&slab_mutex);
+
+	KUNIT_EXPECT_EQ(test, fc.flushes, 1U);
+	KUNIT_EXPECT_EQ(test, fc.before, s->hiwater);
+	KUNIT_EXPECT_EQ(test, fc.after, s->hiwater + 1 - s->freebatch);
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	kmem_cache_destroy(s);
+}
+
+/*
+ * An object allocated on CPU A and freed on CPU B of another node waits on
+ * B's rlist, is handed to A's remote queue in one move when the batch is
+ * full, and comes back on A's next allocation miss.
+ */
+static void slqb_test_remote_free_cross_node(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx drain = { .objs = test_array(test) };
+	struct slqb_test_ctx drain2 = { .objs = test_array(test) };
+	struct kmem_cache_cpu *cb;
+	struct kmem_cache_list *la;
+	struct kmem_cache *s;
+	int a, b;
+	void *p;
+
+	if (!cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+
+	s = test_cache(test, "slqb_test_remote", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	ctx.s = s;
+	drain.s = s;
+	drain2.s = s;
+	la = cpu_list(s, a);
+	cb = per_cpu_ptr(s->cpu_slab, b);
+
+	mutex_lock(&slab_mutex);
+	ctx.nr = s->freebatch - 1;
+	run_on(test, a, do_alloc, &ctx);
+	run_on(test, b, do_free, &ctx);
+	/* One short of a batch: still on B's rlist, aimed at A. */
+	KUNIT_EXPECT_EQ(test, cb->rlist_nr, s->freebatch - 1);
+	KUNIT_EXPECT_PTR_EQ(test, cb->rlist_target, la);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
+
+	/* The batch fills up and moves in one go. */
+	ctx.nr = 1;
+	run_on(test, a, do_alloc, &ctx);
+	p = ctx.objs[0];
+	run_on(test, b, do_free, &ctx);
+	KUNIT_EXPECT_EQ(test, cb->rlist_nr, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
+
+	/* A's next miss claims them all and returns the last one freed. */
+	run_on(test, a, do_empty_lifo, &drain);
+	run_on(test, a, do_alloc, &ctx);
+	KUNIT_EXPECT_PTR_EQ(test, ctx.objs[0], p);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
+	KUNIT_EXPECT_EQ(test, la->nr, s->freebatch - 1);
+	run_on(test, a, do_empty_lifo, &drain2);
+	run_on(test, a, do_free, &ctx);
+	run_on(test, a, do_free, &drain);
+	run_on(test, a, do_free, &drain2);
+	mutex_unlock(&slab_mutex);
+
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	kmem_cache_destroy(s);
+}
+
+/*
+ * On one node, a remote free goes to the freeing CPU's LIFO; when that
+ * LIFO is trimmed the object is handed to its owner's remote queue.
+ */
+static void slqb_test_remote_free_same_node(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct kmem_cache_list *la, *lb;
+	struct kmem_cache *s;
+	int a, b;
+
+	if (!cpus_on_one_node(&a, &b))
+		kunit_skip(test, "needs two online CPUs on one node");
+
+	s = test_cache(test, "slqb_test_remote1", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	ctx.s = s;
+	la = cpu_list(s, a);
+	lb = cpu_list(s, b);
+	ctx.nr = s->freebatch;
+
+	mutex_lock(&slab_mutex);
+	run_on(test, a, do_alloc, &ctx);
+	run_on(test, b, do_free, &ctx);
+	KUNIT_EXPECT_EQ(test, lb->nr, s->freebatch);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
+	run_on(test, b, do_trim, &ctx);
+	KUNIT_EXPECT_EQ(test, lb->nr, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
+	mutex_unlock(&slab_mutex);
+
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	kmem_cache_destroy(s);
+}
+
+/* A remote queue over its cap is claimed by its owner without delay. */
+static void slqb_test_remote_cap(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct kmem_cache_list *la;
+	struct kmem_cache *s;
+	int a, b;
+
+	if (!cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+
+	s = test_cache(test, "slqb_test_cap", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	ctx.s = s;
+	la = cpu_list(s, a);
+	ctx.nr = 4 * s->hiwater;
+
+	mutex_lock(&slab_mutex);
+	run_on(test, a, do_alloc, &ctx);
+	run_on(test, b, do_free, &ctx);
+	irq_work_sync(&la->claim_work);
+	KUNIT_EXPECT_LE(test, atomic_read(&la->remote_nr), (int)s->hiwater);
+#ifdef CONFIG_SLQB_STATS
+	KUNIT_EXPECT_GT(test, per_cpu_ptr(s->cpu_slab, b)->list.stats[REMOTE_CAP_HIT],
+			0U);
+#endif
+	mutex_unlock(&slab_mutex);
+
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	kmem_cache_destroy(s);
+}
+
+/* kmem_cache_alloc_node() returns memory of that node. */
+static void slqb_test_alloc_node(struct kunit *test)
+{
+	struct kmem_cache *s;
+	int node;
+
+	s = test_cache(test, "slqb_test_node", TEST_OBJ_SIZE, 0, 0, NULL);
+	for_each_node_state(node, N_NORMAL_MEMORY) {
+		void *p = kmem_cache_alloc_node(s, GFP_KERNEL, node);
+		void *q = kmalloc_node(200, GFP_KERNEL, node);
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		KUNIT_ASSERT_NOT_NULL(test, q);
+		KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(p)), node);
+		KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(q)), node);
+		kmem_cache_free(s, p);
+		kfree(q);
+	}
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	kmem_cache_destroy(s);
+}
+
+/* Empty slabs go back to the page allocator. */
+static void slqb_test_empty_slabs_freed(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct kmem_cache *s;
+	long slabs;
+
+	s = test_cache(test, "slqb_test_empty", 512, 0, 0, NULL);
+	ctx.s = s;
+	ctx.nr = 8 * s->objects;
+	run_on(test, 0, do_alloc, &ctx);
+	slabs = total_slabs(s);
+	KUNIT_EXPECT_GE(test, slabs, 8L);
+	run_on(test, 0, do_free, &ctx);
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	KUNIT_EXPECT_EQ(test, total_free(s), 0L);
+	kmem_cache_destroy(s);
+}
+
+/* After a shrink no object waits on any LIFO, rlist or remote queue. */
+static void slqb_test_shrink_empties_queues(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct kmem_cache *s;
+	int cpu, other;
+
+	s = test_cache(test, "slqb_test_shrink", TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx.s = s;
+	ctx.nr = 100;
+	for_each_online_cpu(cpu) {
+		other = cpumask_next(cpu, cpu_online_mask);
+		if (other >= nr_cpu_ids)
+			other = cpumask_first(cpu_online_mask);
+		run_on(test, cpu, do_alloc, &ctx);
+		ctx.nr = 50;
+		run_on(test, other, do_free, &ctx);
+		ctx.objs += 50;
+		run_on(test, cpu, do_free, &ctx);
+		ctx.objs -= 50;
+		ctx.nr = 100;
+	}
+	KUNIT_EXPECT_GT(test, queued_objects(s), 0L);
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, queued_objects(s), 0L);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	kmem_cache_destroy(s);
+}
+
+/* A cache with a live object refuses to shut down. */
+static void slqb_test_shutdown_busy(struct kunit *test)
+{
+	struct kmem_cache *s;
+	void *p;
+	int ret;
+
+	s = test_cache(test, "slqb_test_busy", TEST_OBJ_SIZE, 0, 0, NULL);
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+
+	cpus_read_lock();
+	mutex_lock(&slab_mutex);
+	ret = __kmem_cache_shutdown(s);
+	mutex_unlock(&slab_mutex);
+	cpus_read_unlock();
+	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 1L);
+
+	kmem_cache_free(s, p);
+	kmem_cache_destroy(s);
+}
+
+#define CTOR_PATTERN 0x5a
+
+static void test_ctor(void *object)
+{
+	memset(object, CTOR_PATTERN, TEST_OBJ_SIZE);
+}
+
+static bool all_bytes(const void *p, u8 val, size_t len)
+{
+	return !memchr_inv(p, val, len);
+}
+
+/* Objects come out constructed, and freeing does not undo it. */
+static void slqb_test_ctor(struct kunit *test)
+{
+	struct kmem_cache *s;
+	void *objs[64];
+	int i;
+
+	s = test_cache(test, "slqb_test_ctor", TEST_OBJ_SIZE, 0, 0, test_ctor);
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		KUNIT_EXPECT_TRUE(test, all_bytes(objs[i], CTOR_PATTERN,
+						  TEST_OBJ_SIZE));
+	}
+	kmem_cache_free_bulk(s, ARRAY_SIZE(objs), objs);
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		KUNIT_EXPECT_TRUE(test, all_bytes(objs[i], CTOR_PATTERN,
+						  TEST_OBJ_SIZE));
+	}
+	kmem_cache_free_bulk(s, ARRAY_SIZE(objs), objs);
+	kmem_cache_destroy(s);
+}
+
+static void check_alignment(struct kunit *test, struct kmem_cache *s,
+			    unsigned long align)
+{
+	void *objs[32];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		KUNIT_EXPECT_EQ(test, (unsigned long)objs[i] & (align - 1), 0UL);
+	}
+	kmem_cache_free_bulk(s, ARRAY_SIZE(objs), objs);
+}
+
+static void slqb_test_alignment(struct kunit *test)
+{
+	struct kmem_cache *s;
+
+	s = test_cache(test, "slqb_test_hwalign", 20, 0, SLAB_HWCACHE_ALIGN,
+		       NULL);
+	check_alignment(test, s, cache_line_size());
+	kmem_cache_destroy(s);
+
+	s = test_cache(test, "slqb_test_align", 24, 256, 0, NULL);
+	check_alignment(test, s, 256);
+	kmem_cache_destroy(s);
+}
+
+struct rcu_ctx {
+	struct kmem_cache *s;
+	bool emptied, still_slab;
+};
+
+static int rcu_fn(void *arg)
+{
+	struct rcu_ctx *rc = arg;
+	struct kmem_cache_list *l = cpu_list(rc->s, smp_processor_id());
+	struct folio *folio;
+	void *p;
+
+	p = kmem_cache_alloc(rc->s, GFP_KERNEL);
+	if (!p)
+		return -ENOMEM;
+	folio = virt_to_folio(p);
+
+	rcu_read_lock();
+	kmem_cache_free(rc->s, p);
+	/* The trim pass returns the whole LIFO and empties the slab. */
+	while (l->nr)
+		slqb_test_trim(rc->s);
+	rc->emptied = !atomic_long_read(&l->nr_slabs);
+	/* Inside the read-side section the memory is still this cache's. */
+	rc->still_slab = folio_test_slab(folio) &&
+			 folio_slab(folio)->slab_cache == rc->s;
+	rcu_read_unlock();
+	return 0;
+}
+
+/* SLAB_TYPESAFE_BY_RCU slabs outlive readers that started before the free. */
+static void slqb_test_typesafe_by_rcu(struct kunit *test)
+{
+	struct rcu_ctx rc = {};
+
+	rc.s = test_cache(test, "slqb_test_rcu", TEST_OBJ_SIZE, 0,
+			  SLAB_TYPESAFE_BY_RCU, NULL);
+	kmem_cache_shrink(rc.s);
+	mutex_lock(&slab_mutex);
+	run_on(test, 0, rcu_fn, &rc);
+	mutex_unlock(&slab_mutex);
+	KUNIT_EXPECT_TRUE(test, rc.emptied);
+	KUNIT_EXPECT_TRUE(test, rc.still_slab);
+	kmem_cache_destroy(rc.s);
+}
+
+static void slqb_test_bulk(struct kunit *test)
+{
+	void **objs = test_array(test);
+	struct kmem_cache *s;
+	int i, j, n = 300;
+
+	s = test_cache(test, "slqb_test_bulk", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, n, objs), n);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		memset(objs[i], i, TEST_OBJ_SIZE);
+		for (j = 0; j < i; j++)
+			KUNIT_ASSERT_PTR_NE(test, objs[i], objs[j]);
+	}
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_TRUE(test, all_bytes(objs[i], (u8)i,
+						  TEST_OBJ_SIZE));
+	kmem_cache_free_bulk(s, n, objs);
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	kmem_cache_destroy(s);
+}
+
+static void slqb_test_gfp_zero(struct kunit *test)
+{
+	struct kmem_cache *s;
+	void *p, *q;
+
+	s = test_cache(test, "slqb_test_zero", TEST_OBJ_SIZE, 0, 0, NULL);
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(p, 0xa5, TEST_OBJ_SIZE);
+	kmem_cache_free(s, p);
+	q = kmem_cache_alloc(s, GFP_KERNEL | __GFP_ZERO);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_TRUE(test, all_bytes(q, 0, TEST_OBJ_SIZE));
+	kmem_cache_free(s, q);
+	kmem_cache_destroy(s);
+}
+
+/* Every kmalloc size class, from 0 to the largest. */
+static void slqb_test_kmalloc_sizes(struct kunit *test)
+{
+	size_t size;
+	void *p;
+
+	KUNIT_EXPECT_PTR_EQ(test, kmalloc(0, GFP_KERNEL), ZERO_SIZE_PTR);
+	for (size = 1; size <= KMALLOC_MAX_SIZE; size <<= 1) {
+		size_t sizes[] = { size, size + 1, size * 3 / 2 };
+		int i;
+
+		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+			if (sizes[i] > KMALLOC_MAX_SIZE)
+				continue;
+			p = kmalloc(sizes[i], GFP_KERNEL | __GFP_NOWARN);
+			KUNIT_ASSERT_NOT_NULL_MSG(test, p, "size %zu", sizes[i]);
+			KUNIT_EXPECT_GE(test, ksize(p), sizes[i]);
+			memset(p, 0x3c, sizes[i]);
+			kfree(p);
+		}
+	}
+}
+
+static void slqb_test_krealloc(struct kunit *test)
+{
+	size_t size = 16;
+	u8 *p = kmalloc(size, GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (i = 0; i < size; i++)
+		p[i] = i;
+	for (; size <= 16384; size *= 4) {
+		p = krealloc(p, size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		for (i = 0; i < 16; i++)
+			KUNIT_EXPECT_EQ(test, p[i], (u8)i);
+	}
+	kfree(p);
+}
+
+/* An idle LIFO is emptied by repeated trim passes. */
+static void slqb_test_trim_idle(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct kmem_cache_list *l;
+	struct kmem_cache *s;
+	unsigned int passes;
+
+	s = test_cache(test, "slqb_test_trim", TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx.s = s;
+	ctx.nr = s->hiwater;
+	l = cpu_list(s, 0);
+
+	mutex_lock(&slab_mutex);
+	run_on(test, 0, do_alloc, &ctx);
+	run_on(test, 0, do_free, &ctx);
+	KUNIT_EXPECT_GT(test, l->nr, 0U);
+	for (passes = 0; l->nr && passes <= s->hiwater / s->freebatch; passes++)
+		run_on(test, 0, do_trim, &ctx);
+	KUNIT_EXPECT_EQ(test, l->nr, 0U);
+	KUNIT_EXPECT_LE(test, passes, s->hiwater / s->freebatch + 1);
+	mutex_unlock(&slab_mutex);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	kmem_cache_destroy(s);
+}
+
+/* A CPU going offline loses no object. */
+static void slqb_test_cpu_offline(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct kmem_cache *s;
+	int cpu, victim = -1;
+	long live;
+
+	for_each_online_cpu(cpu)
+		if (cpu && cpu_is_hotpluggable(cpu))
+			victim = cpu;
+	if (victim < 0)
+		kunit_skip(test, "needs a hotpluggable CPU");
+
+	s = test_cache(test, "slqb_test_hotplug", TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx.s = s;
+	ctx.nr = 3 * s->objects;
+	mutex_lock(&slab_mutex);
+	run_on(test, victim, do_alloc, &ctx);
+	/* Half go back to the victim's LIFO, half stay allocated. */
+	ctx.nr /= 2;
+	run_on(test, victim, do_free, &ctx);
+	KUNIT_EXPECT_GT(test, cpu_list(s, victim)->nr, 0U);
+	mutex_unlock(&slab_mutex);
+
+	KUNIT_ASSERT_EQ(test, remove_cpu(victim), 0);
+	mutex_lock(&slab_mutex);
+	KUNIT_EXPECT_EQ(test, cpu_list(s, victim)->nr, 0U);
+	KUNIT_EXPECT_TRUE(test, list_empty(&cpu_list(s, victim)->partial));
+	live = total_slabs(s) * s->objects - total_free(s);
+	KUNIT_EXPECT_EQ(test, live, (long)(3 * s->objects - ctx.nr));
+	mutex_unlock(&slab_mutex);
+
+	ctx.objs += ctx.nr;
+	ctx.nr = 3 * s->objects - ctx.nr;
+	run_on(test, 0, do_free, &ctx);
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	KUNIT_EXPECT_EQ(test, add_cpu(victim), 0);
+	kmem_cache_destroy(s);
+}
+
+/* hiwater and freebatch take only a consistent pair. */
+static void slqb_test_tunables(struct kunit *test)
+{
+	struct kmem_cache *s;
+	unsigned int hiwater, freebatch;
+
+	s = test_cache(test, "slqb_test_tunables", TEST_OBJ_SIZE, 0, 0, NULL);
+	hiwater = s->hiwater;
+	freebatch = s->freebatch;
+	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, freebatch - 1, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, 0, hiwater + 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, 1 << 20, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, s->hiwater, hiwater);
+	KUNIT_EXPECT_EQ(test, s->freebatch, freebatch);
+	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, 100, 10), 0);
+	KUNIT_EXPECT_EQ(test, s->hiwater, 100U);
+	KUNIT_EXPECT_EQ(test, s->freebatch, 10U);
+	kmem_cache_destroy(s);
+}
+
+static struct kunit_case slqb_test_cases[] = {
+	KUNIT_CASE(slqb_test_lifo_reuse),
+	KUNIT_CASE(slqb_test_flush_batch),
+	KUNIT_CASE(slqb_test_remote_free_cross_node),
+	KUNIT_CASE(slqb_test_remote_free_same_node),
+	KUNIT_CASE(slqb_test_remote_cap),
+	KUNIT_CASE(slqb_test_alloc_node),
+	KUNIT_CASE(slqb_test_empty_slabs_freed),
+	KUNIT_CASE(slqb_test_shrink_empties_queues),
+	KUNIT_CASE(slqb_test_shutdown_busy),
+	KUNIT_CASE(slqb_test_ctor),
+	KUNIT_CASE(slqb_test_alignment),
+	KUNIT_CASE(slqb_test_typesafe_by_rcu),
+	KUNIT_CASE(slqb_test_bulk),
+	KUNIT_CASE(slqb_test_gfp_zero),
+	KUNIT_CASE(slqb_test_kmalloc_sizes),
+	KUNIT_CASE(slqb_test_krealloc),
+	KUNIT_CASE(slqb_test_trim_idle),
+	KUNIT_CASE(slqb_test_cpu_offline),
+	KUNIT_CASE(slqb_test_tunables),
+	{}
+};
+
+static struct kunit_suite slqb_test_suite = {
+	.name = "slqb",
+	.test_cases = slqb_test_cases,
+};
+kunit_test_suite(slqb_test_suite);
+
+MODULE_LICENSE("GPL");
