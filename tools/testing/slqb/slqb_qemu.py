@@ -84,7 +84,10 @@ class Shape:
 
 	def qemu_args(self) -> List[str]:
 		"""-m, -smp and the -object/-numa pairs for this shape."""
-		args = ['-m', f'{MEM_PER_NODE_MB * self.nodes}M', '-smp', str(self.cpus)]
+		# One CPU per socket: CPUs sharing a socket (an LLC) on different
+		# nodes make the kernel WARN in topology_sane().
+		args = ['-m', f'{MEM_PER_NODE_MB * self.nodes}M',
+			'-smp', f'{self.cpus},sockets={self.cpus},cores=1,threads=1']
 		for node, first, last, memory in self.layout():
 			numa = f'node,nodeid={node},cpus={first}-{last}'
 			if memory:
