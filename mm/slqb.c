@@ -16,8 +16,10 @@
  *  - each memory node has a list of slabs under a spinlock, used for
  *    node-specific allocations and for slabs orphaned by an offline CPU.
  *
- * "Local" always means the CPU's memory node (numa_mem_id()), so a CPU on a
- * memoryless node allocates from and frees to the nearest node with memory.
+ * "Local" always means the CPU's memory node: numa_mem_id() where the
+ * architecture tracks memoryless nodes, and the nearest node with memory
+ * where it does not (x86). A CPU on a memoryless node thus allocates from
+ * and frees to the nearest node with memory, and its frees stay local.
  *
  * Ownership rules: a slab's owner (slab->list) is a CPU list or the node list
  * of the slab's node. A live CPU list is only touched by its CPU with
@@ -63,6 +65,32 @@ static struct kmem_cache slqb_boot_node_cache;
 static struct kmem_cache slqb_boot_cache;
 
 static DEFINE_PER_CPU(struct delayed_work, slqb_trim_work);
+
+/* Each CPU's local memory node, see above. */
+static DEFINE_PER_CPU(int, slqb_node);
+
+static inline int slqb_local_node(void)
+{
+	return this_cpu_read(slqb_node);
+}
+
+/* The node with normal memory nearest to @node. */
+static int nearest_memory_node(int node)
+{
+	int n, best = first_node(node_states[N_NORMAL_MEMORY]);
+
+	if (node_state(node, N_NORMAL_MEMORY))
+		return node;
+	for_each_node_state(n, N_NORMAL_MEMORY)
+		if (node_distance(node, n) < node_distance(node, best))
+			best = n;
+	return best;
+}
+
+static void set_local_node(int cpu)
+{
+	WRITE_ONCE(per_cpu(slqb_node, cpu), nearest_memory_node(cpu_to_mem(cpu)));
+}
 
 static inline void stat(struct kmem_cache_list *l, enum slqb_stat_item item)
 {
@@ -553,7 +581,7 @@ static bool claim_to_lifo(struct kmem_cache *s, struct kmem_cache_list *l)
 /* Take a partial slab left on the local node list, rather than a new one. */
 static void adopt_node_slab(struct kmem_cache *s, struct kmem_cache_list *l)
 {
-	struct kmem_cache_node *n = get_node(s, numa_mem_id());
+	struct kmem_cache_node *n = get_node(s, slqb_local_node());
 	struct slab *slab;
 
 	if (!n || !READ_ONCE(n->list.nr_partial))
@@ -594,7 +622,7 @@ static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags)
 			fill_lifo(s, l);
 			break;
 		}
-		slab = new_slab_irqoff(s, gfpflags, numa_mem_id());
+		slab = new_slab_irqoff(s, gfpflags, slqb_local_node());
 		if (!slab)
 			return NULL;
 		l = &this_cpu_ptr(s->cpu_slab)->list;
@@ -657,7 +685,7 @@ static __always_inline void *__slqb_alloc(struct kmem_cache *s, gfp_t gfpflags,
 	bool fallback = false;
 	void *object;
 
-	if (unlikely(node != NUMA_NO_NODE && node != numa_mem_id())) {
+	if (unlikely(node != NUMA_NO_NODE && node != slqb_local_node())) {
 		object = alloc_node(s, gfpflags, node, &fallback);
 		if (likely(!fallback))
 			return object;
@@ -791,7 +819,7 @@ static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 	LIST_HEAD(discard);
 
 	stat(l, FREE);
-	if (likely(slab_nid(slab) == numa_mem_id())) {
+	if (likely(slab_nid(slab) == slqb_local_node())) {
 		set_freepointer(s, object, l->freelist);
 		l->freelist = object;
 		if (likely(++l->nr <= s->hiwater))
@@ -1083,6 +1111,8 @@ static int slqb_cpu_prepare(unsigned int cpu)
 {
 	struct kmem_cache *s;
 
+	set_local_node(cpu);
+
 	mutex_lock(&slab_mutex);
 	list_for_each_entry(s, &slab_caches, list)
 		slqb_revive_cpu(s, cpu);
@@ -1184,7 +1214,7 @@ static int slqb_memory_callback(struct notifier_block *self,
 	struct memory_notify *marg = arg;
 	int nid = marg->status_change_nid_normal;
 	struct kmem_cache *s;
-	int ret = 0;
+	int cpu, ret = 0;
 
 	switch (action) {
 	case MEM_GOING_ONLINE:
@@ -1205,6 +1235,11 @@ static int slqb_memory_callback(struct notifier_block *self,
 			s->node[nid] = n;
 		}
 		mutex_unlock(&slab_mutex);
+		break;
+	case MEM_ONLINE:
+	case MEM_OFFLINE:
+		for_each_possible_cpu(cpu)
+			set_local_node(cpu);
 		break;
 	case MEM_GOING_OFFLINE:
 		/* Queued objects must not pin slabs of the departing memory. */
@@ -1587,13 +1622,16 @@ __setup("slqb_min_objects=", setup_slqb_min_objects);
 
 void __init kmem_cache_init(void)
 {
-	int state;
+	int cpu, state;
 
 	/*
 	 * Two statically allocated caches: the one for node lists (whose own
 	 * node lists come straight from the page allocator) and the one for
 	 * kmem_cache structures. Everything else is allocated from them.
 	 */
+	for_each_possible_cpu(cpu)
+		set_local_node(cpu);
+
 	kmem_cache_node = &slqb_boot_node_cache;
 	kmem_cache = &slqb_boot_cache;
 	create_boot_cache(kmem_cache_node, "kmem_cache_node",
@@ -1655,9 +1693,9 @@ struct slqb_attribute {
 };
 
 #define SLQB_ATTR_RO(_name) \
-	static struct slqb_attribute _name##_attr = __ATTR_RO_MODE(_name, 0400)
+	static struct slqb_attribute _name##_attr = __ATTR_RO(_name)
 #define SLQB_ATTR_RW(_name) \
-	static struct slqb_attribute _name##_attr = __ATTR_RW_MODE(_name, 0600)
+	static struct slqb_attribute _name##_attr = __ATTR_RW(_name)
 #define SLQB_ATTR_WO(_name) \
 	static struct slqb_attribute _name##_attr = __ATTR_WO(_name)
 
@@ -2034,6 +2072,7 @@ static int sysfs_slab_alias(struct kmem_cache *s, const char *name)
 static int __init slqb_sysfs_init(void)
 {
 	struct kmem_cache *s;
+	int err;
 
 	mutex_lock(&slab_mutex);
 	slab_kset = kset_create_and_add("slab", NULL, kernel_kobj);
@@ -2051,8 +2090,10 @@ static int __init slqb_sysfs_init(void)
 		struct slqb_early_alias *al = early_aliases;
 
 		early_aliases = al->next;
-		if (sysfs_slab_alias(al->s, al->name))
-			pr_err("SLQB: cannot link alias %s\n", al->name);
+		err = sysfs_slab_alias(al->s, al->name);
+		if (err)
+			pr_err("SLQB: cannot link alias %s to %s: %d\n",
+			       al->name, al->s->name, err);
 		kfree(al);
 	}
 	mutex_unlock(&slab_mutex);
