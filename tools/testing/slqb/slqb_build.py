@@ -248,9 +248,10 @@ def build_kernel(paths: Paths, spec: KernelSpec, base: str) -> str:
 	status, lines = run_make_logged(make_command(paths, spec, *targets),
 					build_env(paths), log_path, BUILD_TIMEOUT_S)
 	if status != 0:
+		# Paths relative to the work tree are the repository's paths.
+		first = [l.replace(paths.work + '/', '') for l in first_build_error(lines)]
 		raise SlqbError(f'the {spec.name} kernel build failed (make exit '
-				f'{status}). First error:\n'
-				f'{quote_lines(first_build_error(lines))}\n'
+				f'{status}). First error:\n{quote_lines(first)}\n'
 				f'Full build log: {log_path}')
 	compiled = sum(1 for l in lines if re.match(r'\s+(CC|LD|AS)\s', l))
 	log(f'build: done in {fmt_duration(time.monotonic() - start)} '

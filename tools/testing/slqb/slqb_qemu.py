@@ -21,6 +21,7 @@ MEM_PER_NODE_MB = 512
 MAX_CPUS = 8		# CONFIG_NR_CPUS in configs/base.config
 MAX_NODES = 8
 VERDICT_GRACE_S = 60	# from the verdict line to QEMU's exit
+TERMINAL_RESET = '\x1b[?7h\x1b[0m'	# line wrap on, attributes off
 
 
 @dataclasses.dataclass(frozen=True)
@@ -158,5 +159,8 @@ def run_guest(cmd: Sequence[str], log_path: str, timeout: Optional[float],
 		finally:
 			stop_process(proc, grace=30 if finished else 0)
 		lines.extend(splitter.flush())
+	if console != 'markers' and sys.stdout.isatty():
+		sys.stdout.write(TERMINAL_RESET)	# SeaBIOS turns line wrap off
+		sys.stdout.flush()
 	return GuestRun(lines=lines, returncode=proc.returncode,
 			timed_out=not finished, elapsed=time.monotonic() - start)
