@@ -679,8 +679,12 @@ static void slqb_test_krealloc(struct kunit *test)
 	for (i = 0; i < size; i++)
 		p[i] = i;
 	for (; size <= 16384; size *= 4) {
-		p = krealloc(p, size, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, p);
+		u8 *q = krealloc(p, size, GFP_KERNEL);
+
+		if (!q)
+			kfree(p);
+		KUNIT_ASSERT_NOT_NULL(test, q);
+		p = q;
 		for (i = 0; i < 16; i++)
 			KUNIT_EXPECT_EQ(test, p[i], (u8)i);
 	}
@@ -802,6 +806,7 @@ static struct kunit_suite slqb_test_suite = {
 	.name = "slqb",
 	.test_cases = slqb_test_cases,
 };
+
 kunit_test_suite(slqb_test_suite);
 
 MODULE_LICENSE("GPL");

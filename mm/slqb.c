@@ -66,6 +66,10 @@ static struct kmem_cache slqb_boot_cache;
 
 static DEFINE_PER_CPU(struct delayed_work, slqb_trim_work);
 
+static int sysfs_slab_add(struct kmem_cache *s);
+static int sysfs_slab_alias(struct kmem_cache *s, const char *name);
+static void forget_early_aliases(struct kmem_cache *s);
+
 /* Each CPU's local memory node, see above. */
 static DEFINE_PER_CPU(int, slqb_node);
 
@@ -1047,8 +1051,10 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 
 	drain_all_cpus_locked(s);
 	cache_totals(s, &t);
-	if (!t.slabs)
+	if (!t.slabs) {
+		forget_early_aliases(s);
 		return 0;
+	}
 	pr_err("SLQB: cache %s still has %lu objects allocated in %lu slabs at shutdown\n",
 	       s->name, t.slabs * s->objects - t.free, t.slabs);
 	return -EBUSY;
@@ -1417,8 +1423,6 @@ slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
 	return flags;
 }
 
-static int sysfs_slab_add(struct kmem_cache *s);
-
 int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 {
 	int cpu, err;
@@ -1465,8 +1469,6 @@ void __kmem_cache_release(struct kmem_cache *s)
 	free_percpu(s->cpu_slab);
 	free_node_lists(s);
 }
-
-static int sysfs_slab_alias(struct kmem_cache *s, const char *name);
 
 struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
 				      unsigned int align, slab_flags_t flags,
@@ -2069,6 +2071,21 @@ static int sysfs_slab_alias(struct kmem_cache *s, const char *name)
 	return 0;
 }
 
+/* @s is going away before sysfs is up: forget the links it was to get. */
+static void forget_early_aliases(struct kmem_cache *s)
+{
+	struct slqb_early_alias **pp = &early_aliases, *al;
+
+	while ((al = *pp)) {
+		if (al->s == s) {
+			*pp = al->next;
+			kfree(al);
+		} else {
+			pp = &al->next;
+		}
+	}
+}
+
 static int __init slqb_sysfs_init(void)
 {
 	struct kmem_cache *s;
@@ -2111,6 +2128,10 @@ static inline int sysfs_slab_add(struct kmem_cache *s)
 static inline int sysfs_slab_alias(struct kmem_cache *s, const char *name)
 {
 	return 0;
+}
+
+static inline void forget_early_aliases(struct kmem_cache *s)
+{
 }
 
 #endif /* CONFIG_SYSFS */
