@@ -7,7 +7,6 @@ grace period to power off before it is stopped.
 """
 
 import dataclasses
-import os
 import subprocess
 import sys
 import time

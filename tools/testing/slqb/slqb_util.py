@@ -13,7 +13,6 @@ import os
 import select
 import shlex
 import subprocess
-import sys
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
