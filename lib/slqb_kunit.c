@@ -570,6 +570,7 @@ static int rcu_fn(void *arg)
 	struct rcu_ctx *rc = arg;
 	struct kmem_cache_list *l = cpu_list(rc->s, smp_processor_id());
 	struct folio *folio;
+	int i;
 	void *p;
 
 	p = kmem_cache_alloc(rc->s, GFP_KERNEL);
@@ -579,8 +580,8 @@ static int rcu_fn(void *arg)
 
 	rcu_read_lock();
 	kmem_cache_free(rc->s, p);
-	/* The trim pass returns the whole LIFO and empties the slab. */
-	while (l->nr)
+	/* Trim passes return the whole LIFO and empty the slab. */
+	for (i = 0; l->nr && i < 64; i++)
 		slqb_test_trim(rc->s);
 	rc->emptied = !atomic_long_read(&l->nr_slabs);
 	/* Inside the read-side section the memory is still this cache's. */
@@ -669,24 +670,27 @@ static void slqb_test_kmalloc_sizes(struct kunit *test)
 	}
 }
 
+/* krealloc() keeps every byte of the old allocation as it grows. */
 static void slqb_test_krealloc(struct kunit *test)
 {
-	size_t size = 16;
+	size_t size = 16, i;
 	u8 *p = kmalloc(size, GFP_KERNEL);
-	int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	for (i = 0; i < size; i++)
 		p[i] = i;
-	for (; size <= 16384; size *= 4) {
-		u8 *q = krealloc(p, size, GFP_KERNEL);
+	while (size < 16384) {
+		u8 *q = krealloc(p, size * 2, GFP_KERNEL);
 
 		if (!q)
 			kfree(p);
 		KUNIT_ASSERT_NOT_NULL(test, q);
 		p = q;
-		for (i = 0; i < 16; i++)
-			KUNIT_EXPECT_EQ(test, p[i], (u8)i);
+		for (i = 0; i < size; i++)
+			KUNIT_ASSERT_EQ(test, p[i], (u8)i);
+		size *= 2;
+		for (i = 0; i < size; i++)
+			p[i] = i;
 	}
 	kfree(p);
 }
