@@ -119,8 +119,12 @@ def judge(run: GuestRun, req: BootRequest, log_path: str) -> BootOutcome:
 	errors = []
 	verdict, detail, _ = guest_verdict(lines)
 	if run.timed_out:
-		what = ('the guest printed its verdict but did not power off'
-			if verdict else 'the guest never printed its verdict')
+		if req.mode == 'shell':
+			what = 'the shell session was still open'
+		elif verdict:
+			what = 'the guest printed its verdict but did not power off'
+		else:
+			what = 'the guest never printed its verdict'
 		errors.append(f'QEMU was stopped after its timeout '
 			      f'({fmt_duration(run.elapsed)}): {what}. Last console lines:\n'
 			      f'{quote_lines(lines[-15:])}\nFull console log: {log_path}')
