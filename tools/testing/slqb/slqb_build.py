@@ -169,6 +169,8 @@ def configure(paths: Paths, spec: KernelSpec, pristine_stamp: str,
 	else:
 		log(f'config: generating {spec.name}: tinyconfig + ' +
 		    ' + '.join(label for label, _ in frags))
+		if os.path.exists(key_file):
+			os.unlink(key_file)	# no stale key if we are cut off
 		generate_config(paths, spec, frags)
 		write_text(key_file, key + '\n')
 	verify_config(paths, spec, frags)

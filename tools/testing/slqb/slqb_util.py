@@ -164,10 +164,6 @@ class Paths:
 	def tools(self) -> str:
 		return os.path.join(self.cache, 'tools')
 
-	@property
-	def harness(self) -> str:
-		return HARNESS_DIR
-
 	def new_log(self, what: str) -> str:
 		"""A fresh log file path under <cache>/logs/."""
 		os.makedirs(self.logs, exist_ok=True)
@@ -330,7 +326,6 @@ class BuildLock:
 		fcntl.flock(self.fd, fcntl.LOCK_UN)
 		os.close(self.fd)
 		self.fd = -1
-
 
 
 def stop_process(proc: subprocess.Popen, grace: float = 0) -> None:
