@@ -2009,13 +2009,31 @@ static struct kobj_type slqb_failed_ktype = {
 	.release = slqb_kobj_release_none,
 };
 
+/*
+ * A SLAB_TYPESAFE_BY_RCU cache keeps its directory until its release after
+ * a grace period, so a new cache may arrive while its name is still taken:
+ * it then gets the name with a unique suffix.
+ */
+static bool slab_name_taken(const char *name)
+{
+	struct kobject *kobj = kset_find_obj(slab_kset, name);
+
+	kobject_put(kobj);
+	return kobj;
+}
+
 static int sysfs_slab_add(struct kmem_cache *s)
 {
+	static atomic_t seq = ATOMIC_INIT(0);
 	int err;
 
 	kobject_init(&s->kobj, &slqb_ktype);
 	s->kobj.kset = slab_kset;
-	err = kobject_add(&s->kobj, NULL, "%s", s->name);
+	if (slab_name_taken(s->name))
+		err = kobject_add(&s->kobj, NULL, "%s:%d", s->name,
+				  atomic_inc_return(&seq));
+	else
+		err = kobject_add(&s->kobj, NULL, "%s", s->name);
 	if (!err) {
 		err = sysfs_create_group(&s->kobj, &slqb_attr_group);
 		if (err)
