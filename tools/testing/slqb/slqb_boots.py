@@ -7,6 +7,7 @@ kconfig share one build. SLQB boots run only once the patched tree has
 """
 
 import dataclasses
+import re
 from typing import List, Optional, Tuple
 
 from slqb_boot import (BootOutcome, BootRequest, Prepared, boot_kernel,
@@ -14,6 +15,7 @@ from slqb_boot import (BootOutcome, BootRequest, Prepared, boot_kernel,
 from slqb_build import KernelSpec
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_qemu import Shape
+from slqb_report import strip_printk
 from slqb_util import SlqbError
 
 
@@ -37,20 +39,51 @@ class Boot:
 	timeout: int = 600
 	kconfig: Tuple[str, ...] = ()
 	expect: str = 'pass'
+	selftests: bool = False
 
+
+# Boots that run the kernel's own slab self-tests; init_on_alloc and
+# init_on_free put the allocator's initialisation paths under test too.
+SELFTESTS = 'init_on_alloc=1 init_on_free=1 slqbtest.selftests=1'
+STRESS = 45
 
 BOOTS = [
-	Boot('slub', '2cpu-2node', cpus=2, nodes=2),
-	Boot('slub', '2cpu-1node-memoryless', cpus=2, nodes=1, memoryless=True),
+	Boot('slub', '4cpu-2node', cpus=4, nodes=2, stress=STRESS,
+	     append=SELFTESTS, selftests=True),
+	Boot('slub', '4cpu-2node-memoryless', cpus=4, nodes=2, memoryless=True,
+	     stress=STRESS),
 	# The harness catching what it must catch, on a real kernel:
 	Boot('slub', 'fake-BUG', mode='quick', append='slqbtest.fake=BUG',
 	     expect='report:BUG:'),
 	Boot('slub', 'hang', mode='hang', timeout=20, expect='timeout'),
-	Boot('slqb', '1cpu', cpus=1),
-	Boot('slqb', '2cpu-2node', cpus=2, nodes=2),
-	Boot('slqb', '2cpu-1node-memoryless', cpus=2, nodes=1, memoryless=True),
-	Boot('slqb', '4cpu-2node-memoryless', cpus=4, nodes=2, memoryless=True),
+	Boot('slqb', '4cpu-2node', cpus=4, nodes=2, stress=STRESS,
+	     append=SELFTESTS, selftests=True),
+	Boot('slqb', '2cpu-1node', cpus=2, stress=STRESS),
+	Boot('slqb', '4cpu-1node', cpus=4, stress=STRESS),
+	Boot('slqb', '4cpu-2node-memoryless', cpus=4, nodes=2, memoryless=True,
+	     stress=STRESS),
+	Boot('slqb', '1cpu-nosmp', cpus=1, stress=STRESS,
+	     kconfig=('CONFIG_SMP=n',)),
 ]
+
+# The kernel's own tests that print a summary line instead of KTAP: the
+# line that says they all passed must be on the console.
+SELFTEST_LINES = [
+	('test_meminit', re.compile(r'test_meminit: all \d+ tests passed!')),
+	('test_xarray', re.compile(r'XArray: (\d+) of \1 tests passed')),
+]
+
+# KUnit suites whose every test case is reported as a check of its own.
+KUNIT_DETAIL = ('slqb', 'overflow')
+
+
+def detail_checks(boot: Boot) -> List[str]:
+	"""Check names of the self-tests and KUnit cases a selftests boot reports."""
+	prefix = f'{boot.alloc} {boot.name}'
+	names = [f'{prefix}: {name} passed' for name, _ in SELFTEST_LINES]
+	suites = [s for s in KUNIT_DETAIL if s != 'slqb' or boot.alloc == 'slqb']
+	names += [f'{prefix}: KUnit suite {s} present' for s in suites]
+	return names
 
 
 def check_names(boot: Boot) -> List[str]:
@@ -58,7 +91,7 @@ def check_names(boot: Boot) -> List[str]:
 	prefix = f'{boot.alloc} {boot.name}'
 	if boot.expect == 'pass':
 		return [f'{prefix}: guest PASS', f'{prefix}: no bad kernel reports',
-			f'{prefix}: KUnit all ok']
+			f'{prefix}: KUnit all ok'] + (detail_checks(boot) if boot.selftests else [])
 	if boot.expect == 'timeout':
 		return [f'{prefix}: timeout caught and reported']
 	return [f'{prefix}: "{boot.expect[len("report:"):]}" report caught and quoted']
@@ -82,7 +115,7 @@ def relevant(outcome: BootOutcome, *words: str) -> str:
 
 def judge_pass(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
 	"""The three checks of a boot expected to pass."""
-	guest, reports, kunit = check_names(boot)
+	guest, reports, kunit = check_names(boot)[:3]
 
 	def guest_pass() -> None:
 		if outcome.verdict != 'PASS' or outcome.run.timed_out:
@@ -100,6 +133,34 @@ def judge_pass(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
 	ctx.check(guest, guest_pass)
 	ctx.check(reports, no_reports)
 	ctx.check(kunit, kunit_ok)
+	if boot.selftests:
+		judge_selftests(ctx, boot, outcome)
+
+
+def judge_selftests(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
+	"""One check per self-test summary line and per KUnit case."""
+	prefix = f'{boot.alloc} {boot.name}'
+	text = [strip_printk(line) for line in outcome.run.lines]
+	for name, pattern in SELFTEST_LINES:
+		def seen(pattern=pattern, name=name) -> None:
+			if not any(pattern.search(line) for line in text):
+				hits = [l for l in text if name.split('_')[-1].lower() in l.lower()]
+				raise CheckFailed(f'no "{pattern.pattern}" line on the console'
+						  + (':\n' + '\n'.join(hits[-5:]) if hits else ''))
+		ctx.check(f'{prefix}: {name} passed', seen)
+	for suite_name in KUNIT_DETAIL:
+		if suite_name == 'slqb' and boot.alloc != 'slqb':
+			continue
+		suite = next((s for s in outcome.ktap.suites if s.name == suite_name), None)
+
+		def present(suite=suite, suite_name=suite_name) -> None:
+			if suite is None or not suite.children:
+				raise CheckFailed(f'KUnit suite {suite_name} did not report')
+		ctx.check(f'{prefix}: KUnit suite {suite_name} present', present)
+		for case in suite.children if suite else []:
+			ctx.record(f'{prefix}: KUnit {suite_name}.{case.name}',
+				   case.ok and not case.skipped,
+				   'skipped' if case.skipped else 'not ok')
 
 
 def judge_expected_failure(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:

@@ -20,6 +20,9 @@ from slqb_util import (HARNESS_DIR, Paths, SlqbError, file_sha1, log,
 GUEST_DIR = os.path.join(HARNESS_DIR, 'guest')
 # Dynamic workload tools copied in with their libraries (ldd).
 WORKLOAD_TOOLS = ('stress-ng', 'hackbench')
+# The kernel's own self-test modules; guest/init loads them when the boot
+# asks for slqbtest.selftests=1.
+SELFTEST_MODULES = ('lib/test_meminit.ko', 'lib/test_xarray.ko')
 
 
 class CpioList:
@@ -146,6 +149,11 @@ def describe_initramfs(paths: Paths, spec: KernelSpec) -> CpioList:
 	slqbinfo = slqbinfo_binary(paths, spec)
 	if slqbinfo:
 		add_program(cpio, '/bin/slqbinfo', slqbinfo)
+	for module in SELFTEST_MODULES:
+		host = os.path.join(spec.build_dir(paths), module)
+		if os.path.exists(host):
+			cpio.add_file('/lib/slqbtest/' + os.path.basename(module),
+				      host, '0644')
 	applets = run([busybox, '--list-full'], timeout=60).stdout.split()
 	for applet in applets:
 		cpio.add_link('/' + applet, '/bin/busybox')
