@@ -96,14 +96,20 @@ static long queued_objects(struct kmem_cache *s)
 	return nr;
 }
 
-/* Two online CPUs on different memory nodes, if the machine has them. */
+/*
+ * Two online CPUs on different nodes that both have memory, if the machine
+ * has them. A CPU of a memoryless node counts as local to the nearest node
+ * with memory, so it does not qualify.
+ */
 static bool cpus_on_two_nodes(int *a, int *b)
 {
 	int i, j;
 
 	for_each_online_cpu(i)
 		for_each_online_cpu(j)
-			if (cpu_to_mem(i) != cpu_to_mem(j)) {
+			if (cpu_to_mem(i) != cpu_to_mem(j) &&
+			    node_state(cpu_to_mem(i), N_NORMAL_MEMORY) &&
+			    node_state(cpu_to_mem(j), N_NORMAL_MEMORY)) {
 				*a = i;
 				*b = j;
 				return true;
