@@ -360,22 +360,29 @@ static bool free_object_locked(struct kmem_cache *s, struct slab *slab,
 
 static void rlist_handover(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			   struct list_head *discard);
-static void flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
+static bool flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			 void *object, struct list_head *discard);
 
-/* Return a chain of objects, linked by free pointers, through @c. */
+/*
+ * Return a chain of objects, linked by free pointers, through @c. Returns
+ * how many there were; *@remote, if given, counts those that went to the
+ * rlist.
+ */
 static unsigned int flush_chain(struct kmem_cache *s, struct kmem_cache_cpu *c,
-				void *head, struct list_head *discard)
+				void *head, struct list_head *discard,
+				unsigned int *remote)
 {
-	unsigned int nr = 0;
+	unsigned int nr = 0, nr_remote = 0;
 
 	while (head) {
 		void *object = head;
 
 		head = get_freepointer(s, object);
-		flush_object(s, c, object, discard);
+		nr_remote += flush_object(s, c, object, discard);
 		nr++;
 	}
+	if (remote)
+		*remote = nr_remote;
 	return nr;
 }
 
@@ -416,7 +423,7 @@ static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	if (unlikely(READ_ONCE(target->dead))) {
 		head = remote_take_all(target);
 		if (head)
-			atomic_sub(flush_chain(s, c, head, discard),
+			atomic_sub(flush_chain(s, c, head, discard, NULL),
 				   &target->remote_nr);
 	}
 }
@@ -456,9 +463,10 @@ static void rlist_add(struct kmem_cache *s, struct kmem_cache_cpu *c,
 /*
  * Send one free object home, from CPU @c's point of view: to its slab if
  * @c owns it, under the node lock if a node or a dead CPU owns it, and
- * through the rlist if another live CPU owns it.
+ * through the rlist if another live CPU owns it. Returns true in that
+ * last case.
  */
-static void flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
+static bool flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			 void *object, struct list_head *discard)
 {
 	struct slab *slab = virt_to_slab(object);
@@ -468,16 +476,15 @@ static void flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		owner = READ_ONCE(slab->list);
 		if (is_node_list(owner) || READ_ONCE(owner->dead)) {
 			if (free_object_locked(s, slab, object, discard))
-				return;
+				return false;
 			continue;
 		}
 		if (owner == &c->list) {
 			slab_put_object(s, owner, slab, object, discard);
-			return;
+			return false;
 		}
-		stat(&c->list, FLUSH_FREE_LIST_REMOTE);
 		rlist_add(s, c, owner, object, discard);
-		return;
+		return true;
 	}
 }
 
@@ -490,7 +497,7 @@ static void claim_remote(struct kmem_cache *s, struct kmem_cache_cpu *c,
 
 	if (!head)
 		return;
-	nr = flush_chain(s, c, head, discard);
+	nr = flush_chain(s, c, head, discard, NULL);
 	atomic_sub(nr, &c->list.remote_nr);
 	stat(&c->list, CLAIM_REMOTE_LIST);
 	stat_add(&c->list, CLAIM_REMOTE_LIST_OBJECTS, nr);
@@ -504,8 +511,8 @@ static void flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		       unsigned int nr, struct list_head *discard)
 {
 	struct kmem_cache_list *l = &c->list;
+	unsigned int keep, remote;
 	void *head, *last;
-	unsigned int keep;
 
 	if (!nr || !l->nr)
 		return;
@@ -525,7 +532,8 @@ static void flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	}
 	stat(l, FLUSH_FREE_LIST);
 	stat_add(l, FLUSH_FREE_LIST_OBJECTS, nr);
-	flush_chain(s, c, head, discard);
+	flush_chain(s, c, head, discard, &remote);
+	stat_add(l, FLUSH_FREE_LIST_REMOTE, remote);
 }
 
 /* The cap was hit: claim the remote queue now, on the owning CPU. */
@@ -1090,7 +1098,7 @@ static void slqb_drain_dead_cpu(struct kmem_cache *s, int cpu)
 	rlist_handover(s, c, &discard);
 	head = remote_take_all(l);
 	if (head)
-		atomic_sub(flush_chain(s, c, head, &discard), &l->remote_nr);
+		atomic_sub(flush_chain(s, c, head, &discard, NULL), &l->remote_nr);
 	rlist_handover(s, c, &discard);
 	discard_slabs(s, &discard);
 	local_irq_enable();

@@ -27,7 +27,7 @@ enum slqb_stat_item {
 	FREE_REMOTE,		/* frees of objects of another node */
 	FLUSH_FREE_LIST,	/* LIFO flushes above hiwater */
 	FLUSH_FREE_LIST_OBJECTS,/* objects moved by those flushes */
-	FLUSH_FREE_LIST_REMOTE,	/* flushed objects owned by another list */
+	FLUSH_FREE_LIST_REMOTE,	/* of those, objects sent to another CPU */
 	FLUSH_SLAB_PARTIAL,	/* slabs that became partial again */
 	FLUSH_SLAB_FREE,	/* empty slabs given back to the page allocator */
 	FLUSH_RFREE_LIST,	/* rlist hand-overs to another list */

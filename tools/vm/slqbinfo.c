@@ -228,7 +228,8 @@ static void usage(FILE *f)
 		"U store_user, f failslab, C constructor.\n"
 		"Activity view: %%Fill = alloc_slab_fill*100/alloc, %%New =\n"
 		"alloc_slab_new*100/alloc, FlushR = flush_rfree_list, %%FlushR =\n"
-		"flush_rfree_list*100/flush_free_list, FlushR_Objs =\n"
+		"flush_free_list_remote*100/flush_free_list_objects (the share of\n"
+		"objects flushed from LIFOs that belonged to another CPU), FlushR_Objs =\n"
 		"flush_rfree_list_objects.\n"
 		"K/M/G: 1000-based for counts, 1024-based for bytes.\n");
 }
@@ -908,7 +909,7 @@ static void show_activity_line(const struct cache *c, int w)
 	       pct(s[S_ALLOC_SLAB_FILL], s[S_ALLOC]),
 	       pct(s[S_ALLOC_SLAB_NEW], s[S_ALLOC]),
 	       fmt_count(b[3], sizeof(b[3]), s[S_FLUSH_RFREE_LIST]),
-	       pct(s[S_FLUSH_RFREE_LIST], s[S_FLUSH_FREE_LIST]),
+	       pct(s[S_FLUSH_FREE_LIST_REMOTE], s[S_FLUSH_FREE_LIST_OBJECTS]),
 	       fmt_count(b[4], sizeof(b[4]), s[S_FLUSH_RFREE_LIST_OBJECTS]),
 	       c->v[A_ORDER]);
 }
@@ -999,10 +1000,9 @@ static void report_stats(const struct cache *c)
 	       s[S_FLUSH_FREE_LIST_REMOTE]);
 	printf("Slab flushes  : %llu to the partial list, %llu freed\n",
 	       s[S_FLUSH_SLAB_PARTIAL], s[S_FLUSH_SLAB_FREE]);
-	printf("Remote flushes: %llu (%llu%% of free flushes), %llu objects\n",
-	       s[S_FLUSH_RFREE_LIST],
-	       pct(s[S_FLUSH_RFREE_LIST], s[S_FLUSH_FREE_LIST]),
-	       s[S_FLUSH_RFREE_LIST_OBJECTS]);
+	printf("Remote flushes: %llu hand-overs, %llu objects; %llu%% of LIFO flushes remote\n",
+	       s[S_FLUSH_RFREE_LIST], s[S_FLUSH_RFREE_LIST_OBJECTS],
+	       pct(s[S_FLUSH_FREE_LIST_REMOTE], s[S_FLUSH_FREE_LIST_OBJECTS]));
 	printf("Remote claims : %llu, %llu objects, remote cap hit %llu times\n",
 	       s[S_CLAIM_REMOTE_LIST], s[S_CLAIM_REMOTE_LIST_OBJECTS],
 	       s[S_REMOTE_CAP_HIT]);

@@ -57,6 +57,7 @@ CACHES = {
                    free='4998766 C0=2498766 C1=2500000',
                    flush_free_list='4000 C0=4000',
                    flush_free_list_objects='256000 C0=256000',
+                   flush_free_list_remote='64000 C0=64000',
                    flush_rfree_list='1000 C0=600 C1=400',
                    flush_rfree_list_objects='64000 C0=64000',
                    trim_worst_ns='8123 C1=8123')),
@@ -73,6 +74,8 @@ CACHES = {
         objects=2000, queued=40, hwcache_align=1, reclaim_account=1,
         stats=dict(alloc='30000 C0=10000 C1=20000', alloc_slab_fill='3',
                    free='28000 C0=28000', flush_free_list='200 C0=200',
+                   flush_free_list_objects='3600 C0=3600',
+                   flush_free_list_remote='900 C0=900',
                    flush_rfree_list='50 C1=50',
                    flush_rfree_list_objects='900 C1=900')),
     'buffer_head': dict(
@@ -374,7 +377,7 @@ def test_activity(c, t, full):
 		        str(pct(s['alloc_slab_fill'], s['alloc'])),
 		        str(pct(s['alloc_slab_new'], s['alloc'])),
 		        str(s['flush_rfree_list']),
-		        str(pct(s['flush_rfree_list'], s['flush_free_list'])),
+		        str(pct(s['flush_free_list_remote'], s['flush_free_list_objects'])),
 		        str(s['flush_rfree_list_objects']), str(v['order'])]
 
 	r = row_of(out, 'kmalloc-64')
@@ -447,7 +450,7 @@ def test_report_totals(c, t, full):
 	        'Aliases       : 2 (dentry_foo other_alias)' in out, out)
 	c.check('-r: derived numbers',
 	        '5000000, 5% from a partial slab, 0% from a new slab' in out and
-	        'Remote flushes: 1000 (25% of free flushes), 64000 objects'
+	        'Remote flushes: 1000 hand-overs, 64000 objects; 25% of LIFO flushes remote'
 	        in out and 'worst run 8123 ns' in out, out)
 	c.check('-r: one report per selected cache',
 	        out.count('\nCache: ') == 1 and rc == 0, repr(out[:200]))
