@@ -96,6 +96,14 @@ static long queued_objects(struct kmem_cache *s)
 	return nr;
 }
 
+/* Every object is back: a shrink leaves no slab, and the cache goes away. */
+static void destroy_empty(struct kunit *test, struct kmem_cache *s)
+{
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	kmem_cache_destroy(s);
+}
+
 /*
  * Two online CPUs on different nodes that both have memory, if the machine
  * has them. A CPU of a memoryless node counts as local to the nearest node
@@ -270,9 +278,7 @@ static void slqb_test_flush_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fc.flushes, 1U);
 	KUNIT_EXPECT_EQ(test, fc.before, s->hiwater);
 	KUNIT_EXPECT_EQ(test, fc.after, s->hiwater + 1 - s->freebatch);
-	kmem_cache_shrink(s);
-	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
-	kmem_cache_destroy(s);
+	destroy_empty(test, s);
 }
 
 /*
@@ -331,9 +337,7 @@ static void slqb_test_remote_free_cross_node(struct kunit *test)
 	run_on(test, a, do_free, &drain2);
 	mutex_unlock(&slab_mutex);
 
-	kmem_cache_shrink(s);
-	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
-	kmem_cache_destroy(s);
+	destroy_empty(test, s);
 }
 
 /*
@@ -367,9 +371,7 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
 	mutex_unlock(&slab_mutex);
 
-	kmem_cache_shrink(s);
-	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
-	kmem_cache_destroy(s);
+	destroy_empty(test, s);
 }
 
 /* A remote queue over its cap is claimed by its owner without delay. */
@@ -400,9 +402,7 @@ static void slqb_test_remote_cap(struct kunit *test)
 #endif
 	mutex_unlock(&slab_mutex);
 
-	kmem_cache_shrink(s);
-	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
-	kmem_cache_destroy(s);
+	destroy_empty(test, s);
 }
 
 /* kmem_cache_alloc_node() returns memory of that node. */
@@ -423,9 +423,7 @@ static void slqb_test_alloc_node(struct kunit *test)
 		kmem_cache_free(s, p);
 		kfree(q);
 	}
-	kmem_cache_shrink(s);
-	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
-	kmem_cache_destroy(s);
+	destroy_empty(test, s);
 }
 
 /* Empty slabs go back to the page allocator. */
@@ -631,9 +629,7 @@ static void slqb_test_bulk(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, all_bytes(objs[i], (u8)i,
 						  TEST_OBJ_SIZE));
 	kmem_cache_free_bulk(s, n, objs);
-	kmem_cache_shrink(s);
-	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
-	kmem_cache_destroy(s);
+	destroy_empty(test, s);
 }
 
 static void slqb_test_gfp_zero(struct kunit *test)
