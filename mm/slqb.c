@@ -818,6 +818,21 @@ static __always_inline void slab_free_hook(struct kmem_cache *s, void *x,
 		memset(x, 0, s->object_size);
 }
 
+/* The slow part of a free: a LIFO over hiwater, or an object of another node. */
+static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			       void *object, bool local)
+{
+	LIST_HEAD(discard);
+
+	if (local) {
+		flush_lifo(s, c, s->freebatch, &discard);
+	} else {
+		stat(&c->list, FREE_REMOTE);
+		flush_object(s, c, object, &discard);
+	}
+	discard_slabs(s, &discard);
+}
+
 /*
  * Free one object with interrupts disabled. An object of the local memory
  * node goes on this CPU's LIFO, whoever owns its slab; one of another node
@@ -828,7 +843,6 @@ static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
 	struct kmem_cache_list *l = &c->list;
-	LIST_HEAD(discard);
 
 	stat(l, FREE);
 	if (likely(slab_nid(slab) == slqb_local_node())) {
@@ -836,12 +850,10 @@ static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 		l->freelist = object;
 		if (likely(++l->nr <= s->hiwater))
 			return;
-		flush_lifo(s, c, s->freebatch, &discard);
+		free_slow(s, c, object, true);
 	} else {
-		stat(l, FREE_REMOTE);
-		flush_object(s, c, object, &discard);
+		free_slow(s, c, object, false);
 	}
-	discard_slabs(s, &discard);
 }
 
 static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
