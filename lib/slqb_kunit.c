@@ -632,25 +632,6 @@ static void slqb_test_bulk(struct kunit *test)
 	destroy_empty(test, s);
 }
 
-/*
- * A bulk request larger than the machine's memory fails part way through:
- * it returns 0 and leaves nothing allocated behind.
- */
-static void slqb_test_bulk_partial_failure(struct kunit *test)
-{
-	size_t n = 2 * (totalram_pages() >> (20 - PAGE_SHIFT));
-	struct kmem_cache *s;
-	void **objs;
-
-	objs = kunit_kcalloc(test, n, sizeof(void *), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, objs);
-	/* 1 MiB objects: twice the RAM in objects cannot be met. */
-	s = test_cache(test, "slqb_test_bulkfail", 1 << 20, 0, 0, NULL);
-	KUNIT_EXPECT_EQ(test, kmem_cache_alloc_bulk(s, GFP_NOWAIT | __GFP_NOWARN,
-						    n, objs), 0);
-	destroy_empty(test, s);
-}
-
 static void slqb_test_gfp_zero(struct kunit *test)
 {
 	struct kmem_cache *s;
@@ -818,7 +799,6 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_alignment),
 	KUNIT_CASE(slqb_test_typesafe_by_rcu),
 	KUNIT_CASE(slqb_test_bulk),
-	KUNIT_CASE(slqb_test_bulk_partial_failure),
 	KUNIT_CASE(slqb_test_gfp_zero),
 	KUNIT_CASE(slqb_test_kmalloc_sizes),
 	KUNIT_CASE(slqb_test_krealloc),
