@@ -29,20 +29,27 @@
  * under the lock before acting on it.
  */
 
+#include <linux/bitmap.h>
 #include <linux/bitops.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/ctype.h>
 #include <linux/debugobjects.h>
+#include <linux/kfence.h>
 #include <linux/kmemleak.h>
 #include <linux/ktime.h>
 #include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/poison.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/stackdepot.h>
+#include <linux/stacktrace.h>
 #include <linux/swab.h>
 #include <linux/swap.h>
 #include <linux/workqueue.h>
@@ -156,6 +163,137 @@ static inline struct kmem_cache_node *node_of_list(struct kmem_cache_list *l)
 	return container_of(l, struct kmem_cache_node, list);
 }
 
+/*
+ * Debugging (CONFIG_SLQB_DEBUG). Caches named by slqb_debug= carry debug
+ * flags and take checked paths that bypass every queue: objects go straight
+ * from and to their slabs under the node's list_lock, and the node lists of
+ * such a cache keep their full slabs too, so that every object can be
+ * found. With a debug flag the object layout is:
+ *
+ *	object_size bytes of object
+ *	red zone up to the next word, plus one word (SLAB_RED_ZONE)
+ *	free pointer (always outside the object)
+ *	alloc and free tracks (SLAB_STORE_USER)
+ *	padding to the alignment
+ *
+ * The static key keeps the test out of the fast paths until a boot
+ * parameter asks for debugging.
+ */
+#ifdef CONFIG_SLQB_DEBUG
+
+/* The flags that send a cache down the checked paths. */
+#define SLQB_DEBUG_FLAGS	(SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
+				 SLAB_POISON | SLAB_STORE_USER | SLAB_TRACE)
+/* What slqb_debug without flags means. */
+#define SLQB_DEBUG_DEFAULT	(SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
+				 SLAB_POISON | SLAB_STORE_USER)
+
+static DEFINE_STATIC_KEY_MAYBE(CONFIG_SLQB_DEBUG_ON, slqb_debug_key);
+
+static __always_inline bool slqb_debug_cache(const struct kmem_cache *s)
+{
+	return static_branch_maybe(CONFIG_SLQB_DEBUG_ON, &slqb_debug_key) &&
+	       unlikely(s->flags & SLQB_DEBUG_FLAGS);
+}
+
+struct slqb_track {
+	unsigned long addr;		/* the caller */
+#ifdef CONFIG_STACKDEPOT
+	depot_stack_handle_t handle;	/* its stack, 0 if none was saved */
+#endif
+	int cpu;
+	int pid;
+	unsigned long when;		/* jiffies */
+};
+
+enum slqb_track_item { TRACK_ALLOC, TRACK_FREE };
+
+/* End of the red zone, or of the word-aligned object without one. */
+static inline unsigned int red_zone_end(const struct kmem_cache *s)
+{
+	unsigned int end = ALIGN(s->object_size, sizeof(void *));
+
+	return s->flags & SLAB_RED_ZONE ? end + sizeof(void *) : end;
+}
+
+static inline struct slqb_track *track_of(const struct kmem_cache *s,
+					  void *object,
+					  enum slqb_track_item item)
+{
+	struct slqb_track *t = object + s->offset + sizeof(void *);
+
+	return t + item;
+}
+
+/* Poison a free object and mark its red zone inactive. */
+static void debug_mark_free(struct kmem_cache *s, void *object)
+{
+	if (s->flags & SLAB_POISON) {
+		memset(object, POISON_FREE, s->object_size - 1);
+		*(u8 *)(object + s->object_size - 1) = POISON_END;
+	}
+	if (s->flags & SLAB_RED_ZONE)
+		memset(object + s->object_size, SLUB_RED_INACTIVE,
+		       red_zone_end(s) - s->object_size);
+}
+
+/* A new slab's object of a debugged cache. */
+static void debug_init_object(struct kmem_cache *s, void *object)
+{
+	debug_mark_free(s, object);
+	if (s->flags & SLAB_STORE_USER)
+		memset(track_of(s, object, TRACK_ALLOC), 0,
+		       2 * sizeof(struct slqb_track));
+}
+
+static unsigned int debug_metadata_size(slab_flags_t flags)
+{
+	return flags & SLAB_STORE_USER ? 2 * sizeof(struct slqb_track) : 0;
+}
+
+#else /* !CONFIG_SLQB_DEBUG */
+
+#define SLQB_DEBUG_FLAGS	0
+
+static __always_inline bool slqb_debug_cache(const struct kmem_cache *s)
+{
+	return false;
+}
+
+static inline void debug_init_object(struct kmem_cache *s, void *object)
+{
+}
+
+static inline unsigned int debug_metadata_size(slab_flags_t flags)
+{
+	return 0;
+}
+
+#endif /* CONFIG_SLQB_DEBUG */
+
+#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
+/* Fault injection for the KUnit suite: see slqb_test_fail_new_slabs(). */
+static struct kmem_cache *slqb_fail_cache;
+static atomic_t slqb_fail_allow;
+
+void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow)
+{
+	atomic_set(&slqb_fail_allow, allow);
+	WRITE_ONCE(slqb_fail_cache, s);
+}
+
+static inline bool fail_new_slab(struct kmem_cache *s)
+{
+	return unlikely(READ_ONCE(slqb_fail_cache) == s) &&
+	       atomic_dec_if_positive(&slqb_fail_allow) < 0;
+}
+#else
+static inline bool fail_new_slab(struct kmem_cache *s)
+{
+	return false;
+}
+#endif
+
 /* Slabs and the page allocator */
 
 static struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
@@ -170,6 +308,8 @@ static struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
 	flags &= GFP_RECLAIM_MASK | GFP_CONSTRAINT_MASK;
 	flags |= s->allocflags;
 
+	if (fail_new_slab(s))
+		return NULL;
 	folio = (struct folio *)alloc_pages_node(node, flags, s->order);
 	if (!folio)
 		return NULL;
@@ -187,6 +327,8 @@ static struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
 	for (i = 0, p = start; i < s->objects; i++, p += s->size) {
 		if (s->ctor)
 			s->ctor(p);
+		if (slqb_debug_cache(s))
+			debug_init_object(s, p);
 		set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
 	}
 	slab->freelist = start;
@@ -709,11 +851,767 @@ static __always_inline void *__slqb_alloc(struct kmem_cache *s, gfp_t gfpflags,
 	return alloc_slow(s, gfpflags);
 }
 
+static __always_inline void slab_free_hook(struct kmem_cache *s, void *x,
+					   bool init)
+{
+	kmemleak_free_recursive(x, s->flags);
+	kmsan_slab_free(s, x);
+	debug_check_no_locks_freed(x, s->object_size);
+	if (!(s->flags & SLAB_DEBUG_OBJECTS))
+		debug_check_no_obj_freed(x, s->object_size);
+	if (init)
+		memset(x, 0, s->object_size);
+}
+
+#ifdef CONFIG_SLQB_DEBUG
+/* Debugging: reports, checks and the checked paths */
+
+static void debug_report(struct kmem_cache *s, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err("=============================================================================\n");
+	pr_err("BUG %s (%s): %pV\n", s->name, print_tainted(), &vaf);
+	pr_err("-----------------------------------------------------------------------------\n");
+	va_end(args);
+}
+
+/* Ends a report with what was done about it and where it was found. */
+static void debug_report_end(struct kmem_cache *s, const char *fix)
+{
+	pr_err("FIX %s: %s\n", s->name, fix);
+	dump_stack();
+	add_taint(TAINT_BAD_PAGE, LOCKDEP_STILL_OK);
+}
+
+static void print_track(const char *what, const struct slqb_track *t)
+{
+	if (!t->addr) {
+		pr_err("%s: no record\n", what);
+		return;
+	}
+	pr_err("%s by %pS age=%lu cpu=%d pid=%d\n", what, (void *)t->addr,
+	       jiffies - t->when, t->cpu, t->pid);
+#ifdef CONFIG_STACKDEPOT
+	if (t->handle)
+		stack_depot_print(t->handle);
+#endif
+}
+
+static void print_object(struct kmem_cache *s, struct slab *slab,
+			 void *object)
+{
+	pr_err("Slab 0x%p objects=%u inuse=%u, object 0x%p @offset=%lu\n",
+	       slab, s->objects, slab->inuse, object,
+	       (unsigned long)(object - slab_address(slab)));
+	if (s->flags & SLAB_STORE_USER) {
+		print_track("Allocated", track_of(s, object, TRACK_ALLOC));
+		print_track("Freed", track_of(s, object, TRACK_FREE));
+	}
+	print_hex_dump(KERN_ERR, "Object  ", DUMP_PREFIX_ADDRESS, 16, 1,
+		       object, min(s->object_size, 256U), true);
+	if (s->flags & SLAB_RED_ZONE)
+		print_hex_dump(KERN_ERR, "Redzone ", DUMP_PREFIX_ADDRESS, 16, 1,
+			       object + s->object_size,
+			       red_zone_end(s) - s->object_size, true);
+}
+
+/*
+ * Checks that @len bytes at @start hold @value. If not, reports the damage,
+ * restores the bytes and ends the report with @fix.
+ */
+static bool check_bytes(struct kmem_cache *s, struct slab *slab, void *object,
+			const char *what, u8 *start, u8 value,
+			unsigned int len, const char *fix)
+{
+	u8 *bad = memchr_inv(start, value, len);
+	u8 *end = start + len;
+
+	if (!bad)
+		return true;
+	while (end > bad && end[-1] == value)
+		end--;
+	debug_report(s, "%s overwritten", what);
+	pr_err("0x%p-0x%p @offset=%lu: first byte 0x%x instead of 0x%x\n",
+	       bad, end - 1, (unsigned long)((void *)bad - object), *bad, value);
+	print_object(s, slab, object);
+	memset(bad, value, end - bad);
+	debug_report_end(s, fix);
+	return false;
+}
+
+static bool check_poison(struct kmem_cache *s, struct slab *slab,
+			 void *object, const char *fix)
+{
+	if (!(s->flags & SLAB_POISON))
+		return true;
+	return check_bytes(s, slab, object, "Poison", object, POISON_FREE,
+			   s->object_size - 1, fix) &&
+	       check_bytes(s, slab, object, "Poison",
+			   object + s->object_size - 1, POISON_END, 1, fix);
+}
+
+static bool check_red_zone(struct kmem_cache *s, struct slab *slab,
+			   void *object, u8 value, const char *fix)
+{
+	if (!(s->flags & SLAB_RED_ZONE))
+		return true;
+	return check_bytes(s, slab, object, "Redzone", object + s->object_size,
+			   value, red_zone_end(s) - s->object_size, fix);
+}
+
+static inline bool red_zone_is(struct kmem_cache *s, void *object, u8 value)
+{
+	return !memchr_inv(object + s->object_size, value,
+			   red_zone_end(s) - s->object_size);
+}
+
+static bool object_start_in_slab(const struct kmem_cache *s,
+				 const struct slab *slab, const void *p)
+{
+	const void *base = slab_address(slab);
+
+	if (p < base || p >= base + s->objects * s->size)
+		return false;
+	return (p - base) % s->size == 0;
+}
+
+/*
+ * Take all of @slab's free objects out of use after its free list was found
+ * broken: the slab then counts as full and is kept for validation.
+ */
+static void debug_retire_free_objects(struct kmem_cache *s,
+				      struct kmem_cache_list *l,
+				      struct slab *slab, void *last_good)
+{
+	unsigned int lost = 0;
+	void *p;
+
+	if (last_good)
+		set_freepointer(s, last_good, NULL);
+	else
+		slab->freelist = NULL;
+	for (p = slab->freelist; p; p = get_freepointer(s, p))
+		lost++;
+	lost = slab_free_objects(s, slab) - lost;
+	slab->inuse += lost;
+	l->slab_free -= lost;
+	if (!slab->freelist) {
+		list_move(&slab->slab_list, &l->full);
+		l->nr_partial--;
+	}
+}
+
+/*
+ * Walks @slab's free list looking for @object. A link that is not an object
+ * of the slab is reported and the list is cut before it.
+ */
+static bool on_freelist(struct kmem_cache *s, struct kmem_cache_list *l,
+			struct slab *slab, void *object)
+{
+	void *p = slab->freelist, *prev = NULL;
+	unsigned int nr = 0;
+
+	while (p && nr++ < s->objects) {
+		if (p == object)
+			return true;
+		if (!object_start_in_slab(s, slab, p)) {
+			debug_report(s, "Free pointer corrupted");
+			pr_err("0x%p, linked from the free object 0x%p, is not an object of slab 0x%p\n",
+			       p, prev, slab);
+			if (prev)
+				print_object(s, slab, prev);
+			debug_retire_free_objects(s, l, slab, prev);
+			debug_report_end(s, "free list cut; the objects after it are out of use");
+			return false;
+		}
+		prev = p;
+		p = get_freepointer(s, p);
+	}
+	return false;
+}
+
+static void set_track(struct kmem_cache *s, void *object,
+		      enum slqb_track_item item, unsigned long addr,
+		      depot_stack_handle_t handle)
+{
+	struct slqb_track *t = track_of(s, object, item);
+
+	t->addr = addr;
+#ifdef CONFIG_STACKDEPOT
+	t->handle = handle;
+#endif
+	t->cpu = raw_smp_processor_id();
+	t->pid = current->pid;
+	t->when = jiffies;
+}
+
+static depot_stack_handle_t save_stack(struct kmem_cache *s)
+{
+#ifdef CONFIG_STACKDEPOT
+	unsigned long entries[16];
+	unsigned int nr;
+
+	if (!(s->flags & SLAB_STORE_USER))
+		return 0;
+	nr = stack_trace_save(entries, ARRAY_SIZE(entries), 3);
+	return stack_depot_save(entries, nr, GFP_NOWAIT | __GFP_NOWARN);
+#else
+	return 0;
+#endif
+}
+
+static void debug_trace(struct kmem_cache *s, struct slab *slab, void *object,
+			bool alloc)
+{
+	if (!(s->flags & SLAB_TRACE))
+		return;
+	pr_info("TRACE %s %s 0x%p inuse=%u\n", s->name,
+		alloc ? "alloc" : "free", object, slab->inuse);
+	if (!alloc)
+		print_hex_dump(KERN_INFO, "Object ", DUMP_PREFIX_ADDRESS, 16, 1,
+			       object, min(s->object_size, 64U), true);
+	dump_stack();
+}
+
+/*
+ * Take the first free object of @slab, a partial slab of the node list @l,
+ * and check it. Returns NULL if it may not be handed out; the caller then
+ * tries again.
+ */
+static void *debug_take_object(struct kmem_cache *s, struct kmem_cache_list *l,
+			       struct slab *slab, unsigned long addr,
+			       depot_stack_handle_t handle)
+{
+	void *object = slab->freelist;
+	void *next = get_freepointer(s, object);
+	bool ok;
+
+	if (next && !object_start_in_slab(s, slab, next)) {
+		debug_report(s, "Free pointer corrupted");
+		pr_err("0x%p, the free pointer of 0x%p, is not an object of slab 0x%p\n",
+		       next, object, slab);
+		print_object(s, slab, object);
+		debug_retire_free_objects(s, l, slab, NULL);
+		debug_report_end(s, "the slab's free objects are out of use");
+		return NULL;
+	}
+	slab_take_object(s, l, slab);
+	if (!slab->freelist)
+		list_add(&slab->slab_list, &l->full);
+
+	ok = check_red_zone(s, slab, object, SLUB_RED_INACTIVE,
+			    "restored; the object is out of use");
+	ok = ok && check_poison(s, slab, object,
+				"restored; the object is out of use");
+	if (s->flags & SLAB_RED_ZONE)
+		memset(object + s->object_size, SLUB_RED_ACTIVE,
+		       red_zone_end(s) - s->object_size);
+	if (s->flags & SLAB_STORE_USER)
+		set_track(s, object, TRACK_ALLOC, ok ? addr : 0, handle);
+	/* A damaged object stays allocated: nobody gets it. */
+	return ok ? object : NULL;
+}
+
+/* Allocate from a debugged cache. Interrupts are enabled on entry. */
+static void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
+			 unsigned long addr)
+{
+	depot_stack_handle_t handle = save_stack(s);
+	struct kmem_cache_node *n;
+	unsigned long flags;
+	struct slab *slab;
+	void *object;
+
+	if (node == NUMA_NO_NODE || (unsigned int)node >= nr_node_ids ||
+	    !get_node(s, node)) {
+		if (node != NUMA_NO_NODE && (gfpflags & __GFP_THISNODE))
+			return NULL;
+		node = slqb_local_node();
+	}
+	n = get_node(s, node);
+	for (;;) {
+		spin_lock_irqsave(&n->list_lock, flags);
+		slab = list_first_entry_or_null(&n->list.partial, struct slab,
+						slab_list);
+		if (slab) {
+			object = debug_take_object(s, &n->list, slab, addr,
+						   handle);
+			if (object)
+				stat(&n->list, ALLOC);
+			spin_unlock_irqrestore(&n->list_lock, flags);
+			if (!object)
+				continue;
+			debug_trace(s, slab, object, true);
+			return object;
+		}
+		spin_unlock_irqrestore(&n->list_lock, flags);
+
+		slab = new_slab(s, gfpflags | __GFP_THISNODE, node);
+		if (!slab)
+			return NULL;
+		spin_lock_irqsave(&n->list_lock, flags);
+		list_add_slab(s, &n->list, slab);
+		stat(&n->list, ALLOC_SLAB_NEW);
+		spin_unlock_irqrestore(&n->list_lock, flags);
+	}
+}
+
+/* Checks before a free. Called with the node's list_lock held. */
+static bool debug_free_checks(struct kmem_cache *s, struct kmem_cache_list *l,
+			      struct slab *slab, void *object)
+{
+	bool already_free;
+
+	if (!object_start_in_slab(s, slab, object)) {
+		debug_report(s, "Invalid pointer freed");
+		pr_err("0x%p is not the start of an object of slab 0x%p (objects=%u size=%u)\n",
+		       object, slab, s->objects, s->size);
+		debug_report_end(s, "not freed");
+		return false;
+	}
+	if ((s->flags & SLAB_CONSISTENCY_CHECKS) && slab->list != l) {
+		debug_report(s, "Slab not on its node list");
+		pr_err("slab 0x%p of object 0x%p is owned by list 0x%p, not 0x%p\n",
+		       slab, object, slab->list, l);
+		debug_report_end(s, "not freed");
+		return false;
+	}
+	already_free = (s->flags & SLAB_CONSISTENCY_CHECKS) &&
+		       on_freelist(s, l, slab, object);
+	if (!already_free && (s->flags & SLAB_RED_ZONE))
+		already_free = red_zone_is(s, object, SLUB_RED_INACTIVE);
+	if (already_free) {
+		debug_report(s, "Object already free");
+		pr_err("double free of object 0x%p\n", object);
+		print_object(s, slab, object);
+		debug_report_end(s, "not freed again");
+		return false;
+	}
+	check_red_zone(s, slab, object, SLUB_RED_ACTIVE, "restored");
+	return true;
+}
+
+/* Free to a debugged cache: check, run the hooks, then free under the lock. */
+static noinline void debug_slab_free(struct kmem_cache *s, struct slab *slab,
+				     void *object, unsigned long addr)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+	depot_stack_handle_t handle = save_stack(s);
+	unsigned long flags;
+	LIST_HEAD(discard);
+	bool ok;
+
+	spin_lock_irqsave(&n->list_lock, flags);
+	ok = debug_free_checks(s, &n->list, slab, object);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	if (!ok)
+		return;
+
+	memcg_slab_free_hook(s, slab, &object, 1);
+	slab_free_hook(s, object, slab_want_init_on_free(s));
+	debug_trace(s, slab, object, false);
+
+	spin_lock_irqsave(&n->list_lock, flags);
+	if (s->flags & SLAB_STORE_USER)
+		set_track(s, object, TRACK_FREE, addr, handle);
+	debug_mark_free(s, object);
+	if (slab->inuse == s->objects)
+		list_del(&slab->slab_list);
+	stat(&n->list, FREE);
+	slab_put_object(s, &n->list, slab, object, &discard);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	discard_slabs(s, &discard);
+}
+
+/*
+ * kmem_cache_free() to a debugged cache: the object must be in a slab of
+ * that cache. Returns the cache to free to, or NULL to leave it alone.
+ */
+static struct kmem_cache *debug_check_cache(struct kmem_cache *s, void *x)
+{
+	struct slab *slab;
+
+	if (!slqb_debug_cache(s) || !(s->flags & SLAB_CONSISTENCY_CHECKS))
+		return s;
+	slab = virt_to_slab(x);
+	if (!slab) {
+		debug_report(s, "Foreign pointer freed");
+		pr_err("0x%p is not in a slab page\n", x);
+		debug_report_end(s, "not freed");
+		return NULL;
+	}
+	if (slab->slab_cache != s) {
+		debug_report(s, "Wrong cache");
+		pr_err("object 0x%p freed to %s belongs to cache %s\n", x,
+		       s->name, slab->slab_cache->name);
+		debug_report_end(s, "freed to the cache it belongs to");
+		return slab->slab_cache;
+	}
+	return s;
+}
+
+/* Validation and the tracking reports */
+
+/* Marks @slab's free objects in @map; false if the free list is broken. */
+static bool map_free_objects(struct kmem_cache *s, struct slab *slab,
+			     unsigned long *map)
+{
+	unsigned int nr = 0;
+	void *p;
+
+	bitmap_zero(map, s->objects);
+	for (p = slab->freelist; p; p = get_freepointer(s, p)) {
+		if (!object_start_in_slab(s, slab, p) || nr++ >= s->objects ||
+		    __test_and_set_bit(obj_to_index(s, slab, p), map))
+			return false;
+	}
+	return true;
+}
+
+static unsigned long validate_slab(struct kmem_cache *s,
+				   struct kmem_cache_list *l,
+				   struct slab *slab, unsigned long *map)
+{
+	unsigned long errors = 0;
+	void *base = slab_address(slab);
+	unsigned int i, nr_free;
+
+	if (slab->slab_cache != s || slab->list != l) {
+		debug_report(s, "Slab 0x%p is on the wrong list", slab);
+		debug_report_end(s, "left alone");
+		return 1;
+	}
+	if (!map_free_objects(s, slab, map)) {
+		debug_report(s, "Free list of slab 0x%p broken", slab);
+		debug_retire_free_objects(s, l, slab, NULL);
+		debug_report_end(s, "the slab's free objects are out of use");
+		return 1;
+	}
+	nr_free = bitmap_weight(map, s->objects);
+	if (nr_free != slab_free_objects(s, slab)) {
+		debug_report(s, "Slab 0x%p counts %u objects in use, its free list has %u free",
+			     slab, slab->inuse, nr_free);
+		slab->inuse = s->objects - nr_free;
+		debug_report_end(s, "count corrected");
+		errors++;
+	}
+	for (i = 0; i < s->objects; i++) {
+		void *p = base + i * s->size;
+		bool free = test_bit(i, map);
+
+		if (!check_red_zone(s, slab, p, free ? SLUB_RED_INACTIVE :
+				    SLUB_RED_ACTIVE, "restored"))
+			errors++;
+		if (free && !check_poison(s, slab, p, "restored"))
+			errors++;
+	}
+	return errors;
+}
+
+static void validate_cache(struct kmem_cache *s)
+{
+	unsigned long slabs = 0, errors = 0;
+	unsigned long *map = bitmap_alloc(s->objects, GFP_KERNEL);
+	struct kmem_cache_node *n;
+	struct slab *slab;
+	int node;
+
+	if (!map) {
+		pr_err("SLQB: validate %s: no memory for the object map\n",
+		       s->name);
+		return;
+	}
+	for_each_kmem_cache_node(s, node, n) {
+		spin_lock_irq(&n->list_lock);
+		list_for_each_entry(slab, &n->list.partial, slab_list) {
+			errors += validate_slab(s, &n->list, slab, map);
+			slabs++;
+		}
+		list_for_each_entry(slab, &n->list.full, slab_list) {
+			errors += validate_slab(s, &n->list, slab, map);
+			slabs++;
+		}
+		spin_unlock_irq(&n->list_lock);
+	}
+	bitmap_free(map);
+	pr_info("SLQB: validate %s: %lu slabs checked, %lu errors\n", s->name,
+		slabs, errors);
+}
+
+struct slqb_call {
+	unsigned long addr;
+	unsigned long count;
+	unsigned long min_age, max_age;
+	int min_pid, max_pid;
+};
+
+static void add_call(struct slqb_call *calls, unsigned int *nr,
+		     unsigned int max, const struct slqb_track *t)
+{
+	unsigned long age = jiffies - t->when;
+	struct slqb_call *c;
+	unsigned int i;
+
+	for (i = 0; i < *nr; i++)
+		if (calls[i].addr == t->addr)
+			break;
+	c = &calls[i];
+	if (i == *nr) {
+		if (*nr == max)
+			return;
+		(*nr)++;
+		*c = (struct slqb_call){ .addr = t->addr, .min_age = age,
+					 .max_age = age, .min_pid = t->pid,
+					 .max_pid = t->pid };
+	}
+	c->count++;
+	c->min_age = min(c->min_age, age);
+	c->max_age = max(c->max_age, age);
+	c->min_pid = min(c->min_pid, t->pid);
+	c->max_pid = max(c->max_pid, t->pid);
+}
+
+static int cmp_calls(const void *a, const void *b)
+{
+	const struct slqb_call *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+static void collect_calls(struct kmem_cache *s, struct kmem_cache_list *l,
+			  struct list_head *slabs, enum slqb_track_item item,
+			  unsigned long *map, struct slqb_call *calls,
+			  unsigned int *nr, unsigned int max)
+{
+	bool want_free = item == TRACK_FREE;
+	struct slab *slab;
+	unsigned int i;
+
+	list_for_each_entry(slab, slabs, slab_list) {
+		if (!map_free_objects(s, slab, map))
+			continue;
+		for (i = 0; i < s->objects; i++) {
+			void *p = slab_address(slab) + i * s->size;
+			struct slqb_track *t = track_of(s, p, item);
+
+			if (test_bit(i, map) == want_free && t->addr)
+				add_call(calls, nr, max, t);
+		}
+	}
+}
+
+/* alloc_calls and free_calls: objects in use, or free, by caller. */
+static ssize_t list_calls(struct kmem_cache *s, char *buf,
+			  enum slqb_track_item item)
+{
+	unsigned int nr = 0, max = PAGE_SIZE / sizeof(struct slqb_call), i;
+	struct kmem_cache_node *n;
+	struct slqb_call *calls;
+	unsigned long *map;
+	ssize_t len = 0;
+	int node;
+
+	if (!slqb_debug_cache(s) || !(s->flags & SLAB_STORE_USER))
+		return sysfs_emit(buf, "No data: boot with slqb_debug=U,%s to track this cache\n",
+				  s->name);
+	calls = kmalloc_array(max, sizeof(*calls), GFP_KERNEL);
+	map = bitmap_alloc(s->objects, GFP_KERNEL);
+	if (!calls || !map) {
+		kfree(calls);
+		bitmap_free(map);
+		return -ENOMEM;
+	}
+	for_each_kmem_cache_node(s, node, n) {
+		spin_lock_irq(&n->list_lock);
+		collect_calls(s, &n->list, &n->list.partial, item, map, calls,
+			      &nr, max);
+		collect_calls(s, &n->list, &n->list.full, item, map, calls,
+			      &nr, max);
+		spin_unlock_irq(&n->list_lock);
+	}
+	sort(calls, nr, sizeof(*calls), cmp_calls, NULL);
+	for (i = 0; i < nr && len < PAGE_SIZE - 160; i++)
+		len += sysfs_emit_at(buf, len, "%7lu %pS age=%lu-%lu pid=%d-%d\n",
+				     calls[i].count, (void *)calls[i].addr,
+				     calls[i].min_age, calls[i].max_age,
+				     calls[i].min_pid, calls[i].max_pid);
+	if (!nr)
+		len = sysfs_emit(buf, "No data\n");
+	kfree(calls);
+	bitmap_free(map);
+	return len;
+}
+
+/* The slqb_debug= boot parameter */
+
+static slab_flags_t slqb_debug_flags = IS_ENABLED(CONFIG_SLQB_DEBUG_ON) ?
+				       SLQB_DEBUG_DEFAULT : 0;
+static char *slqb_debug_caches;		/* ';'-separated names, NULL: all */
+static bool slqb_debug_skip_order;	/* O: never raise a slab's order */
+
+static int __init setup_slqb_debug(char *str)
+{
+	slab_flags_t flags = 0;
+	bool off = false;
+	char *p;
+
+	if (*str && *str++ != '=')
+		return 0;	/* some other parameter */
+	for (p = str; *p && *p != ','; p++) {
+		switch (tolower(*p)) {
+		case 'f':
+			flags |= SLAB_CONSISTENCY_CHECKS;
+			break;
+		case 'z':
+			flags |= SLAB_RED_ZONE;
+			break;
+		case 'p':
+			flags |= SLAB_POISON;
+			break;
+		case 'u':
+			flags |= SLAB_STORE_USER;
+			break;
+		case 't':
+			flags |= SLAB_TRACE;
+			break;
+		case 'a':
+			flags |= SLAB_FAILSLAB;
+			break;
+		case 'o':
+			slqb_debug_skip_order = true;
+			break;
+		case '-':
+			off = true;
+			break;
+		default:
+			pr_warn("SLQB: slqb_debug: unknown flag '%c' ignored (flags: F Z P U T A O -)\n",
+				*p);
+		}
+	}
+	if (p == str)
+		flags = SLQB_DEBUG_DEFAULT;
+	if (*p == ',' && p[1])
+		slqb_debug_caches = p + 1;
+	if (off) {
+		slqb_debug_flags = 0;
+		static_branch_disable(&slqb_debug_key);
+		return 1;
+	}
+	slqb_debug_flags = flags;
+	if (flags & SLQB_DEBUG_FLAGS)
+		static_branch_enable(&slqb_debug_key);
+	if (flags & SLAB_STORE_USER)
+		stack_depot_want_early_init();
+	return 1;
+}
+__setup("slqb_debug", setup_slqb_debug);
+
+/* Whether @name is in slqb_debug's list; a trailing '*' matches a prefix. */
+static bool debug_name_listed(const char *name)
+{
+	const char *p = slqb_debug_caches;
+
+	while (*p) {
+		size_t len = strchrnul(p, ';') - p;
+
+		if (len && p[len - 1] == '*') {
+			if (!strncmp(name, p, len - 1))
+				return true;
+		} else if (len && strlen(name) == len && !strncmp(name, p, len)) {
+			return true;
+		}
+		p += len;
+		if (*p == ';')
+			p++;
+	}
+	return false;
+}
+
+static slab_flags_t debug_cache_flags(slab_flags_t flags, const char *name)
+{
+	slab_flags_t debug = slqb_debug_flags;
+
+	/* The node list cache is carved up before it could be checked. */
+	if (!debug || slab_state == DOWN || (flags & SLAB_NO_USER_FLAGS))
+		return flags;
+	if (slqb_debug_caches && !debug_name_listed(name))
+		return flags;
+	/* kmemleak's own caches: no stack traces unless asked by name. */
+	if ((flags & SLAB_NOLEAKTRACE) && !slqb_debug_caches)
+		debug &= ~SLAB_STORE_USER;
+	return flags | debug;
+}
+
+/* One warning per name in slqb_debug's list that matches no cache. */
+static int __init slqb_debug_check_names(void)
+{
+	const char *p = slqb_debug_caches;
+	struct kmem_cache *s;
+
+	if (!p || !slqb_debug_flags)
+		return 0;
+	mutex_lock(&slab_mutex);
+	while (*p) {
+		size_t len = strchrnul(p, ';') - p;
+		bool found = false;
+
+		list_for_each_entry(s, &slab_caches, list) {
+			if (len && p[len - 1] == '*' ?
+			    !strncmp(s->name, p, len - 1) :
+			    strlen(s->name) == len && !strncmp(s->name, p, len)) {
+				found = true;
+				break;
+			}
+		}
+		if (len && !found)
+			pr_warn("SLQB: slqb_debug: no cache named '%.*s' yet; it is debugged if it is created later\n",
+				(int)len, p);
+		p += len;
+		if (*p == ';')
+			p++;
+	}
+	mutex_unlock(&slab_mutex);
+	return 0;
+}
+late_initcall(slqb_debug_check_names);
+
+#else /* !CONFIG_SLQB_DEBUG */
+
+static inline void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags,
+				int node, unsigned long addr)
+{
+	return NULL;
+}
+
+static inline void debug_slab_free(struct kmem_cache *s, struct slab *slab,
+				   void *object, unsigned long addr)
+{
+}
+
+static inline struct kmem_cache *debug_check_cache(struct kmem_cache *s,
+						   void *x)
+{
+	return s;
+}
+
+static inline slab_flags_t debug_cache_flags(slab_flags_t flags,
+					     const char *name)
+{
+	return flags;
+}
+
+#endif /* CONFIG_SLQB_DEBUG */
+
 /* Clear the free pointer if it lies inside the object (init_on_free). */
 static inline void wipe_freepointer(struct kmem_cache *s, void *object)
 {
 	if (unlikely(slab_want_init_on_free(s)) && object &&
-	    s->offset < s->object_size)
+	    s->offset < s->object_size && !is_kfence_address(object))
 		*(void **)(object + s->offset) = NULL;
 }
 
@@ -731,11 +1629,18 @@ static __always_inline void *slab_alloc_node(struct kmem_cache *s,
 	if (!s)
 		return NULL;
 
-	local_irq_save(flags);
-	object = __slqb_alloc(s, gfpflags, node);
-	local_irq_restore(flags);
-
-	wipe_freepointer(s, object);
+	object = kfence_alloc(s, orig_size, gfpflags);
+	if (unlikely(object))
+		goto out;
+	if (slqb_debug_cache(s)) {
+		object = debug_alloc(s, gfpflags, node, addr);
+	} else {
+		local_irq_save(flags);
+		object = __slqb_alloc(s, gfpflags, node);
+		local_irq_restore(flags);
+		wipe_freepointer(s, object);
+	}
+out:
 	slab_post_alloc_hook(s, objcg, gfpflags, 1, &object,
 			     slab_want_init_on_alloc(gfpflags, s));
 	return object;
@@ -806,18 +1711,6 @@ EXPORT_SYMBOL(kmem_cache_alloc_node);
 
 /* Freeing */
 
-static __always_inline void slab_free_hook(struct kmem_cache *s, void *x,
-					   bool init)
-{
-	kmemleak_free_recursive(x, s->flags);
-	kmsan_slab_free(s, x);
-	debug_check_no_locks_freed(x, s->object_size);
-	if (!(s->flags & SLAB_DEBUG_OBJECTS))
-		debug_check_no_obj_freed(x, s->object_size);
-	if (init)
-		memset(x, 0, s->object_size);
-}
-
 /* The slow part of a free: a LIFO over hiwater, or an object of another node. */
 static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			       void *object, bool local)
@@ -861,8 +1754,15 @@ static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
 {
 	unsigned long flags;
 
+	if (slqb_debug_cache(s) && !is_kfence_address(object)) {
+		debug_slab_free(s, slab, object, addr);
+		return;
+	}
 	memcg_slab_free_hook(s, slab, &object, 1);
-	slab_free_hook(s, object, slab_want_init_on_free(s));
+	slab_free_hook(s, object, slab_want_init_on_free(s) &&
+		       !is_kfence_address(object));
+	if (kfence_free(object))
+		return;
 
 	local_irq_save(flags);
 	__slqb_free(s, slab, object);
@@ -881,6 +1781,9 @@ void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
  */
 void kmem_cache_free(struct kmem_cache *s, void *x)
 {
+	s = debug_check_cache(s, x);
+	if (!s)
+		return;
 	s = cache_from_obj(s, x);
 	if (!s)
 		return;
@@ -914,13 +1817,23 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 			continue;
 		}
 		slab = folio_slab(folio);
-		cache = s ? cache_from_obj(s, p[i]) : slab->slab_cache;
+		cache = s ? debug_check_cache(s, p[i]) : slab->slab_cache;
+		if (cache && s)
+			cache = cache_from_obj(cache, p[i]);
 		if (!cache) {
 			p[i] = NULL;
 			continue;
 		}
+		if (slqb_debug_cache(cache) && !is_kfence_address(p[i])) {
+			debug_slab_free(cache, slab, p[i], _RET_IP_);
+			p[i] = NULL;
+			continue;
+		}
 		memcg_slab_free_hook(cache, slab, &p[i], 1);
-		slab_free_hook(cache, p[i], slab_want_init_on_free(cache));
+		slab_free_hook(cache, p[i], slab_want_init_on_free(cache) &&
+			       !is_kfence_address(p[i]));
+		if (kfence_free(p[i]))
+			p[i] = NULL;
 	}
 
 	local_irq_save(flags);
@@ -957,21 +1870,35 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
 	if (unlikely(!s))
 		return 0;
 
+	if (slqb_debug_cache(s)) {
+		for (i = 0; i < size; i++) {
+			p[i] = kfence_alloc(s, s->object_size, flags);
+			if (!p[i])
+				p[i] = debug_alloc(s, flags, NUMA_NO_NODE,
+						   _RET_IP_);
+			if (unlikely(!p[i]))
+				break;
+		}
+		goto done;
+	}
 	local_irq_save(irqflags);
 	for (i = 0; i < size; i++) {
+		p[i] = kfence_alloc(s, s->object_size, flags);
+		if (p[i])
+			continue;
 		p[i] = __slqb_alloc(s, flags, NUMA_NO_NODE);
 		if (unlikely(!p[i]))
 			break;
+		wipe_freepointer(s, p[i]);
 	}
 	local_irq_restore(irqflags);
+done:
 
 	if (unlikely(i < size)) {
 		slab_post_alloc_hook(s, objcg, flags, i, p, false);
 		kmem_cache_free_bulk(s, i, p);
 		return 0;
 	}
-	for (i = 0; i < size; i++)
-		wipe_freepointer(s, p[i]);
 	slab_post_alloc_hook(s, objcg, flags, size, p,
 			     slab_want_init_on_alloc(flags, s));
 	return size;
@@ -1295,6 +2222,9 @@ static void init_list(struct kmem_cache *s, struct kmem_cache_list *l, int cpu)
 	l->cache = s;
 	l->cpu = cpu;
 	init_irq_work(&l->claim_work, slqb_claim_work);
+#ifdef CONFIG_SLQB_DEBUG
+	INIT_LIST_HEAD(&l->full);
+#endif
 }
 
 static void init_node_list(struct kmem_cache *s, struct kmem_cache_node *n)
@@ -1388,22 +2318,52 @@ static int calculate_order(unsigned int size)
 /*
  * Object layout: the object, then the free pointer when it may not overlay
  * the object (constructors and SLAB_TYPESAFE_BY_RCU need the contents kept
- * while free), then padding to the alignment. Debugging metadata goes
- * between s->inuse and s->size.
+ * while free, and debugged caches check them), then padding to the
+ * alignment. Debugged caches add a red zone before the free pointer and
+ * their tracks after it (see "Debugging" above). Returns the size up to the
+ * padding and sets *offset to the free pointer's offset.
  */
-static int calculate_sizes(struct kmem_cache *s)
+static unsigned int object_layout(struct kmem_cache *s, slab_flags_t flags,
+				  unsigned int *offset)
 {
 	unsigned int size = ALIGN(s->object_size, sizeof(void *));
-	int order;
 
-	if (s->ctor || (s->flags & SLAB_TYPESAFE_BY_RCU)) {
-		s->offset = size;
+	flags &= SLQB_DEBUG_FLAGS | SLAB_TYPESAFE_BY_RCU;
+	if (flags & SLAB_RED_ZONE)
+		size += sizeof(void *);
+	if (s->ctor || flags) {
+		*offset = size;
 		size += sizeof(void *);
 	} else {
-		s->offset = 0;
+		*offset = 0;
 	}
-	s->inuse = size;
-	size = ALIGN(size, s->align);
+	return size + debug_metadata_size(flags);
+}
+
+static int calculate_sizes(struct kmem_cache *s)
+{
+	unsigned int size;
+	int order;
+
+	/* Constructed and RCU-typesafe objects keep their contents when free. */
+	if (s->ctor || (s->flags & SLAB_TYPESAFE_BY_RCU))
+		s->flags &= ~SLAB_POISON;
+#ifdef CONFIG_SLQB_DEBUG
+	if (slqb_debug_skip_order && (s->flags & SLQB_DEBUG_FLAGS)) {
+		unsigned int plain, debug, offset;
+
+		plain = object_layout(s, s->flags & ~SLQB_DEBUG_FLAGS, &offset);
+		debug = object_layout(s, s->flags, &offset);
+		if (calculate_order(ALIGN(debug, s->align)) >
+		    calculate_order(ALIGN(plain, s->align))) {
+			pr_info("SLQB: %s is not debugged: its slabs would need a higher order (slqb_debug=O)\n",
+				s->name);
+			s->flags &= ~SLQB_DEBUG_FLAGS;
+		}
+	}
+#endif
+	s->inuse = object_layout(s, s->flags, &s->offset);
+	size = ALIGN(s->inuse, s->align);
 
 	order = calculate_order(size);
 	if (order < 0)
@@ -1440,7 +2400,7 @@ static void set_tunables(struct kmem_cache *s)
 slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
 			      const char *name)
 {
-	return flags;
+	return debug_cache_flags(flags, name);
 }
 
 int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
@@ -1582,6 +2542,11 @@ void __kmem_obj_info(struct kmem_obj_info *kpp, void *object,
 	kpp->kp_ptr = object;
 	kpp->kp_slab = slab;
 	kpp->kp_slab_cache = s;
+	if (is_kfence_address(object)) {
+		kpp->kp_objp = (void *)kfence_object_start(object);
+		kpp->kp_data_offset = object - kpp->kp_objp;
+		return;
+	}
 	if (object < base || object >= base + s->objects * s->size)
 		return;
 	objp = base + s->size * obj_to_index(s, slab, object);
@@ -1600,7 +2565,10 @@ void __check_heap_object(const void *ptr, unsigned long n,
 	if (ptr < slab_address(slab) || offset >= s->objects * s->size)
 		usercopy_abort("SLQB object not in a SLQB slab", NULL, to_user,
 			       0, n);
-	offset %= s->size;
+	if (is_kfence_address(ptr))
+		offset = ptr - kfence_object_start(ptr);
+	else
+		offset %= s->size;
 	if (offset >= s->useroffset &&
 	    offset - s->useroffset <= s->usersize &&
 	    n <= s->useroffset - offset + s->usersize)
@@ -1854,6 +2822,35 @@ static ssize_t shrink_store(struct kmem_cache *s, const char *buf, size_t len)
 }
 SLQB_ATTR_WO(shrink);
 
+#ifdef CONFIG_SLQB_DEBUG
+static ssize_t validate_store(struct kmem_cache *s, const char *buf,
+			      size_t len)
+{
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	if (!slqb_debug_cache(s)) {
+		pr_info_ratelimited("SLQB: validate %s: not a debugged cache; boot with slqb_debug=F,%s\n",
+				    s->name, s->name);
+		return -EINVAL;
+	}
+	validate_cache(s);
+	return len;
+}
+SLQB_ATTR_WO(validate);
+
+static ssize_t alloc_calls_show(struct kmem_cache *s, char *buf)
+{
+	return list_calls(s, buf, TRACK_ALLOC);
+}
+SLQB_ATTR_RO(alloc_calls);
+
+static ssize_t free_calls_show(struct kmem_cache *s, char *buf)
+{
+	return list_calls(s, buf, TRACK_FREE);
+}
+SLQB_ATTR_RO(free_calls);
+#endif
+
 #ifdef CONFIG_SLQB_STATS
 static ssize_t show_stat(struct kmem_cache *s, char *buf,
 			 enum slqb_stat_item item)
@@ -1955,6 +2952,11 @@ static struct attribute *slqb_attrs[] = {
 	&hiwater_attr.attr,
 	&freebatch_attr.attr,
 	&shrink_attr.attr,
+#ifdef CONFIG_SLQB_DEBUG
+	&validate_attr.attr,
+	&alloc_calls_attr.attr,
+	&free_calls_attr.attr,
+#endif
 #ifdef CONFIG_SLQB_STATS
 	&alloc_attr.attr,
 	&alloc_slab_fill_attr.attr,

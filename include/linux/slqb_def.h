@@ -14,6 +14,7 @@
 
 #include <linux/atomic.h>
 #include <linux/irq_work.h>
+#include <linux/kfence.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
 #include <linux/reciprocal_div.h>
@@ -58,6 +59,8 @@ enum slqb_stat_item {
  *	lock by whoever frees into them
  * @claim_work: asks the owning CPU to claim @remote_head when it grew past
  *	its cap
+ * @full: full slabs of a node list of a debugged cache, so that validation
+ *	and the tracking reports can reach every slab (CONFIG_SLQB_DEBUG)
  * @stats: event counters (CONFIG_SLQB_STATS)
  */
 struct kmem_cache_list {
@@ -73,6 +76,9 @@ struct kmem_cache_list {
 	int cpu;
 	bool dead;
 	struct irq_work claim_work;
+#ifdef CONFIG_SLQB_DEBUG
+	struct list_head full;		/* debugged caches: full slabs */
+#endif
 #ifdef CONFIG_SLQB_STATS
 	unsigned int stats[NR_SLQB_STAT_ITEMS];
 #endif
@@ -139,6 +145,8 @@ int slqb_set_tunables(struct kmem_cache *s, unsigned int hiwater,
 #if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
 /* For lib/slqb_kunit.c: one trim pass over @s on the calling CPU. */
 void slqb_test_trim(struct kmem_cache *s);
+/* Let @allow more new slabs of @s be made, then fail them; NULL: stop. */
+void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow);
 #endif
 
 static inline unsigned int __obj_to_index(const struct kmem_cache *cache,
@@ -150,6 +158,9 @@ static inline unsigned int __obj_to_index(const struct kmem_cache *cache,
 static inline unsigned int obj_to_index(const struct kmem_cache *cache,
 					const struct slab *slab, void *obj)
 {
+	/* A KFENCE object has a page, and slab, of its own. */
+	if (is_kfence_address(obj))
+		return 0;
 	return __obj_to_index(cache, slab_address(slab), obj);
 }
 
