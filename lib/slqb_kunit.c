@@ -13,6 +13,7 @@
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/irq_work.h>
+#include <linux/kfence.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
@@ -632,6 +633,40 @@ static void slqb_test_bulk(struct kunit *test)
 	destroy_empty(test, s);
 }
 
+/*
+ * A bulk allocation that runs out of slabs part way fails as a whole: it
+ * returns 0 and gives back what it had already taken.
+ */
+static void slqb_test_bulk_partial_failure(struct kunit *test)
+{
+	void **objs = test_array(test);
+	struct kmem_cache *s;
+	long from_slabs;
+	int i, n;
+
+	s = test_cache(test, "slqb_test_bulk_fail", TEST_OBJ_SIZE * 4, 0, 0,
+		       NULL);
+	n = min_t(int, 3 * s->objects, TEST_MAX_OBJS);
+	KUNIT_ASSERT_GT(test, n, (int)s->objects);
+	from_slabs = n;
+
+	/* One new slab, then no more: the request cannot be met. */
+	slqb_test_fail_new_slabs(s, 1);
+	KUNIT_EXPECT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, n, objs), 0);
+	slqb_test_fail_new_slabs(NULL, 0);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 1L);
+	KUNIT_EXPECT_EQ(test, total_free(s), (long)s->objects);
+
+	/* With slabs to be had again, the same request succeeds. */
+	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, n, objs), n);
+	for (i = 0; i < n; i++)
+		from_slabs -= is_kfence_address(objs[i]);
+	KUNIT_EXPECT_EQ(test, total_free(s),
+			total_slabs(s) * s->objects - from_slabs);
+	kmem_cache_free_bulk(s, n, objs);
+	destroy_empty(test, s);
+}
+
 static void slqb_test_gfp_zero(struct kunit *test)
 {
 	struct kmem_cache *s;
@@ -799,6 +834,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_alignment),
 	KUNIT_CASE(slqb_test_typesafe_by_rcu),
 	KUNIT_CASE(slqb_test_bulk),
+	KUNIT_CASE(slqb_test_bulk_partial_failure),
 	KUNIT_CASE(slqb_test_gfp_zero),
 	KUNIT_CASE(slqb_test_kmalloc_sizes),
 	KUNIT_CASE(slqb_test_krealloc),
