@@ -26,7 +26,8 @@ from typing import Any, Callable, Dict, List, Sequence
 from slqb_util import Paths, SlqbError, quote_lines
 
 # Modules whose @check_group functions `slqb test` runs, in this order.
-GROUP_MODULES = ('slqb_selfchecks', 'slqb_userspace', 'slqb_boots')
+GROUP_MODULES = ('slqb_selfchecks', 'slqb_userspace', 'slqb_boots',
+		 'slqb_bench_checks')
 
 GROUPS: Dict[str, Callable[['Context'], None]] = {}
 

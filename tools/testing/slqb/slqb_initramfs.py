@@ -23,6 +23,13 @@ WORKLOAD_TOOLS = ('stress-ng', 'hackbench')
 # The kernel's own self-test modules; guest/init loads them when the boot
 # asks for slqbtest.selftests=1.
 SELFTEST_MODULES = ('lib/test_meminit.ko', 'lib/test_xarray.ko')
+# Test modules that report bugs on purpose, loaded only by boots that name
+# them (slqbtest.load=NAME) and judge their reports.
+EXTRA_MODULES = ('lib/test_slqb_debug.ko', 'mm/kfence/kfence_test.ko')
+# `slqb bench` initramfs only: its module (built into <build>/slqb-bench)
+# and the tools of its system workloads.
+BENCH_MODULE = os.path.join('slqb-bench', 'slqb_bench.ko')
+BENCH_TOOLS = ('iperf3', 'perf')
 
 
 class CpioList:
@@ -125,8 +132,24 @@ def busybox_path() -> str:
 	return path
 
 
-def describe_initramfs(paths: Paths, spec: KernelSpec) -> CpioList:
-	"""The list of everything that goes into the guest's initramfs."""
+def add_bench_files(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
+	"""The benchmark module and workload tools of `slqb bench`."""
+	module = os.path.join(spec.build_dir(paths), BENCH_MODULE)
+	if not os.path.exists(module):
+		raise SlqbError(f'{module} is missing: build the bench module first')
+	cpio.add_file('/lib/slqbtest/slqb_bench.ko', module, '0644')
+	for tool in BENCH_TOOLS:
+		host = shutil.which(tool)
+		if host:
+			add_program(cpio, f'/usr/bin/{tool}', host)
+		else:
+			warn(f'{tool} not found; the benchmark will skip it')
+
+
+def describe_initramfs(paths: Paths, spec: KernelSpec,
+		       bench: bool = False) -> CpioList:
+	"""The list of everything that goes into the guest's initramfs
+	(with bench, also what `slqb bench` needs)."""
 	cpio = CpioList()
 	for name in ('/proc', '/sys', '/root', '/mnt', '/etc', '/bin', '/sbin',
 		     '/usr/bin', '/usr/sbin'):
@@ -154,24 +177,33 @@ def describe_initramfs(paths: Paths, spec: KernelSpec) -> CpioList:
 		if os.path.exists(host):
 			cpio.add_file('/lib/slqbtest/' + os.path.basename(module),
 				      host, '0644')
+	for module in EXTRA_MODULES:
+		host = os.path.join(spec.build_dir(paths), module)
+		if os.path.exists(host):
+			cpio.add_file('/lib/slqbtest-extra/' + os.path.basename(module),
+				      host, '0644')
+	if bench:
+		add_bench_files(cpio, paths, spec)
 	applets = run([busybox, '--list-full'], timeout=60).stdout.split()
 	for applet in applets:
 		cpio.add_link('/' + applet, '/bin/busybox')
 	return cpio
 
 
-def build_initramfs(paths: Paths, spec: KernelSpec) -> str:
-	"""Builds (or reuses) <build>/slqb-initramfs.cpio.gz; returns its path."""
+def build_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False) -> str:
+	"""Builds (or reuses) <build>/slqb-initramfs.cpio.gz (with bench,
+	slqb-bench-initramfs.cpio.gz); returns its path."""
 	build = spec.build_dir(paths)
-	out = os.path.join(build, 'slqb-initramfs.cpio.gz')
+	prefix = 'slqb-bench' if bench else 'slqb'
+	out = os.path.join(build, f'{prefix}-initramfs.cpio.gz')
 	key_file = out + '.key'
-	cpio = describe_initramfs(paths, spec)
+	cpio = describe_initramfs(paths, spec, bench)
 	tool = gen_init_cpio(paths)
 	key = sha1_of(cpio.key(), file_sha1(tool))
 	if os.path.isfile(out) and read_text(key_file, '').strip() == key:
 		log(f'initramfs: {out} (unchanged)')
 		return out
-	list_file = os.path.join(build, 'slqb-initramfs.list')
+	list_file = os.path.join(build, f'{prefix}-initramfs.list')
 	write_text(list_file, cpio.text())
 	try:
 		archive = subprocess.run([tool, list_file],

@@ -103,9 +103,18 @@ class Shape:
 			f'slqbtest.memnodes={self.nodes}')
 
 
-def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str) -> List[str]:
-	"""The full qemu-system-x86_64 command line."""
-	return [QEMU, '-accel', 'tcg,thread=multi', '-cpu', 'max',
+def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
+		 icount: bool = False) -> List[str]:
+	"""The full qemu-system-x86_64 command line.
+
+	icount: one TCG thread and -icount shift=0,sleep=off, so that the guest
+	TSC counts guest instructions (one vCPU only: SMP bring-up hangs).
+	"""
+	if icount and shape.cpus != 1:
+		raise SlqbError(f'-icount needs 1 vCPU, not {shape.cpus}', exit_code=2)
+	accel = ['-accel', 'tcg', '-icount', 'shift=0,sleep=off'] if icount \
+		else ['-accel', 'tcg,thread=multi']
+	return [QEMU, *accel, '-cpu', 'max',
 		*shape.qemu_args(), '-nographic', '-no-reboot',
 		'-kernel', bzimage, '-initrd', initrd, '-append', append]
 

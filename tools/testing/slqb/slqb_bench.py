@@ -1,0 +1,519 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`slqb bench`: SLQB against SLAB, SLUB and SLOB, side by side in one run.
+
+Builds one kernel per allocator (or per --kernel variant) from the same
+tree and config, debugging and statistics off, builds the micro-benchmark
+module (bench/slqb_bench.c) against each, and boots them in turn, in the
+same QEMU shape, alternating the order from run to run:
+
+- a multi-threaded TCG boot (2 vCPUs by default) runs every micro case and
+  the system workloads (hackbench, perf bench sched messaging, fork/exec
+  and file churn, iperf3 over loopback) and reads slab memory;
+- a 1-vCPU boot with -icount shift=0,sleep=off runs the single-CPU micro
+  cases, where get_cycles() counts guest instructions exactly.
+
+Results go to <cache>/bench/<timestamp>/: summary.txt (the headline
+table), table.txt (every row), summary.csv, table.csv, samples.csv and
+plot.png. `slqb bench --counters` instead runs each micro case alone on
+the statistics-enabled SLQB kernel of `slqb boot` and shows what SLQB's
+counters did.
+"""
+
+import argparse
+import dataclasses
+import os
+import re
+import shlex
+import shutil
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from slqb_boot import (BootRequest, Prepared, append_log, judge,
+		       kernel_cmdline, prepare_kernel)
+from slqb_build import (ALLOCATORS, KernelSpec, build_env, config_value,
+			first_build_error, parse_kconfig_option)
+from slqb_bench_report import (TCG_NOTE, Pairing, Parsed, Sample,
+			       aggregate, behind_best, collect, csv_text,
+			       format_table, parse_console, samples_csv,
+			       table_rows, write_plot)
+from slqb_initramfs import BENCH_MODULE, build_initramfs
+from slqb_qemu import MAX_CPUS, Shape, qemu_command, run_guest
+from slqb_util import (HARNESS_DIR, BuildLock, Paths, SlqbError,
+		       ensure_packages, fmt_duration, log, quote_lines, run,
+		       warn, write_text)
+
+# Debugging and statistics off, the same for every kernel of a run. Their
+# order is part of each build directory's name: append, never reorder.
+BENCH_EXTRAS: Tuple[str, ...] = (
+	'CONFIG_PROVE_LOCKING=n',
+	'CONFIG_DEBUG_ATOMIC_SLEEP=n',
+	'CONFIG_DEBUG_VM=n',
+	'CONFIG_SCHED_DEBUG=n',
+	'CONFIG_KUNIT=n',
+	'CONFIG_SLUB_DEBUG=n',
+	'CONFIG_SLQB_STATS=n',
+	'CONFIG_SLQB_KUNIT_TEST=n',
+	'CONFIG_KFENCE=n',
+)
+BENCH_SRC = os.path.join(HARNESS_DIR, 'bench')
+BENCH_PACKAGES = ['iperf3', 'linux-perf', 'gnuplot-nox']
+DEFAULT_KERNELS = ('slqb', 'slub', 'slab', 'slob')
+BASELINE_ALLOCS = ('slub', 'slab', 'slob')
+NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.+-]{0,31}$')
+ICOUNT_CASES = 'pair,batch,bulk,rcu'
+STAT_CASES = 'pair,batch,bulk,allcpu,remote,node,rcu'
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+	"""A kernel of the comparison: its name in the tables and its spec."""
+	name: str
+	spec: KernelSpec
+	asked: Tuple[str, ...] = ()	# the user's own config lines
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+	"""How much to run: the full run or --quick."""
+	sizes: str
+	rounds: int
+	loops: int
+	objs: int
+	rcu_objs: int
+	hackbench: str		# groups:loops
+	churn: int
+	iperf_s: int
+	workloads: str
+
+	def module_params(self, cases: Optional[str] = None) -> str:
+		"""slqbtest.benchmod: module parameters joined by ':'."""
+		params = [f'sizes={self.sizes}', f'rounds={self.rounds}',
+			  f'loops={self.loops}', f'objs={self.objs}',
+			  f'rcu_objs={self.rcu_objs}']
+		if cases:
+			params.append(f'cases={cases}')
+		return ':'.join(params)
+
+
+FULL = Plan(sizes='8,16,32,64,128,256,512,1024,2048,4096,8192', rounds=5,
+	    loops=20000, objs=2048, rcu_objs=10000, hackbench='4:50',
+	    churn=200, iperf_s=3, workloads='micro,hackbench,perf,churn,iperf')
+QUICK = Plan(sizes='8,64,512,4096', rounds=3, loops=10000, objs=1024,
+	     rcu_objs=5000, hackbench='2:30', churn=80, iperf_s=2,
+	     workloads='micro,hackbench,perf,churn,iperf')
+
+
+# ---------------------------------------------------------------- arguments
+
+def parse_variant(text: str) -> Variant:
+	"""'NAME=ALLOC[:CONFIG_X=V,...]' -> Variant; refuses anything else."""
+	name, eq, rest = text.partition('=')
+	if not eq or not NAME_RE.match(name):
+		raise SlqbError(f'--kernel {text!r}: expected NAME=ALLOC[:CONFIG_X=V,...] '
+				'with NAME letters, digits, _ . + - (up to 32)',
+				exit_code=2)
+	alloc, _, configs = rest.partition(':')
+	if alloc not in ALLOCATORS:
+		raise SlqbError(f'--kernel {text!r}: unknown allocator {alloc!r}; '
+				f'one of {", ".join(ALLOCATORS)}', exit_code=2)
+	asked = []
+	for item in filter(None, configs.split(',')):
+		try:
+			asked.append('='.join(parse_kconfig_option(item)))
+		except SlqbError:
+			raise SlqbError(f'--kernel {text!r}: {item!r} is not CONFIG_X=V '
+					'(V: y, n, m, a number or a "string")',
+					exit_code=2) from None
+	if configs and not asked:
+		raise SlqbError(f'--kernel {text!r}: no CONFIG_X=V after ":"',
+				exit_code=2)
+	return Variant(name, KernelSpec(alloc, BENCH_EXTRAS + tuple(asked)),
+		       tuple(asked))
+
+
+def parse_variants(texts: Sequence[str]) -> List[Variant]:
+	"""The --kernel list, or the four allocators; names must be unique."""
+	if not texts:
+		return [Variant(a, KernelSpec(a, BENCH_EXTRAS)) for a in DEFAULT_KERNELS]
+	variants = [parse_variant(t) for t in texts]
+	names = [v.name for v in variants]
+	dups = sorted({n for n in names if names.count(n) > 1})
+	if dups:
+		raise SlqbError(f'--kernel: name(s) used twice: {", ".join(dups)}',
+				exit_code=2)
+	return variants
+
+
+def pairing_for(variants: Sequence[Variant],
+		baseline: Optional[Sequence[str]]) -> Pairing:
+	"""Subjects and baselines: --baseline names against the rest; else
+	the SLQB kernels against the SLUB, SLAB and SLOB ones (in that order);
+	else the first kernel against the others."""
+	names = [v.name for v in variants]
+	if baseline:
+		unknown = [b for b in baseline if b not in names]
+		if unknown:
+			raise SlqbError(f'--baseline {", ".join(unknown)}: not a kernel '
+					f'of this run ({", ".join(names)})', exit_code=2)
+		bases = [n for n in names if n in baseline]
+	else:
+		rank = {a: i for i, a in enumerate(BASELINE_ALLOCS)}
+		bases = [v.name for v in sorted(variants, key=lambda v: rank.get(v.spec.alloc, 9))
+			 if v.spec.alloc in rank]
+		if not bases or len(bases) == len(names):
+			bases = names[1:]
+	subjects = [n for n in names if n not in bases]
+	if not subjects:
+		raise SlqbError('--baseline names every kernel: nothing left to '
+				'compare', exit_code=2)
+	return Pairing(kernels=names, subjects=subjects, baselines=bases)
+
+
+def check_args(args: argparse.Namespace) -> None:
+	"""Refuses bad numbers before anything is built."""
+	if args.runs is not None and not 1 <= args.runs <= 50:
+		raise SlqbError(f'--runs {args.runs}: must be 1..50', exit_code=2)
+	if args.timeout is not None and args.timeout <= 0:
+		raise SlqbError('--timeout must be more than 0 seconds', exit_code=2)
+	Shape(args.cpus, args.nodes).validate(MAX_CPUS)
+	if args.cpus < 2:
+		raise SlqbError('--cpus: the multi-CPU cases need 2 or more CPUs '
+				'(the icount boots always use 1)', exit_code=2)
+
+
+# ---------------------------------------------------------------- building
+
+def build_module(paths: Paths, spec: KernelSpec) -> str:
+	"""Copies bench/ into <build>/slqb-bench and builds slqb_bench.ko there
+	against the kernel (W=1). Returns the .ko path."""
+	build = spec.build_dir(paths)
+	mod_dir = os.path.join(build, os.path.dirname(BENCH_MODULE))
+	os.makedirs(mod_dir, exist_ok=True)
+	for name in ('slqb_bench.c', 'Kbuild', 'Makefile'):
+		src = os.path.join(BENCH_SRC, name)
+		dst = os.path.join(mod_dir, name)
+		if not os.path.exists(dst) or open(src, 'rb').read() != open(dst, 'rb').read():
+			shutil.copyfile(src, dst)
+	cmd = ['make', '-C', paths.work, f'O={build}', f'M={mod_dir}', 'W=1',
+	       'CC=ccache gcc', 'modules']
+	proc = run(cmd, timeout=600, env=build_env(paths), check=False)
+	lines = proc.stdout.splitlines()
+	if proc.returncode != 0:
+		raise SlqbError(f'the bench module does not build against {spec.name}:\n'
+				f'{quote_lines(first_build_error(lines))}\n'
+				f'$ {shlex.join(cmd)}')
+	warnings = [l for l in lines if 'warning:' in l]
+	if warnings:
+		warn('the bench module builds with warnings:\n' + quote_lines(warnings[:10]))
+	return os.path.join(build, BENCH_MODULE)
+
+
+def check_asked_config(paths: Paths, variant: Variant) -> None:
+	"""A --kernel CONFIG line that did not stick would make two kernels
+	the same: refuse it."""
+	for line in variant.asked:
+		name, value = parse_kconfig_option(line)
+		have = config_value(paths, variant.spec, name) or 'n'
+		if have != value:
+			raise SlqbError(f'--kernel {variant.name}: {name}={value} came out '
+					f'as {have} (a Kconfig dependency, or no such option '
+					'in this tree)', exit_code=1)
+
+
+def prepare_variant(paths: Paths, variant: Variant) -> Prepared:
+	"""Kernel, bench module and bench initramfs of one variant."""
+	log(f'kernel {variant.name}: {variant.spec.alloc}, build {variant.spec.name}')
+	prepared = prepare_kernel(paths, variant.spec)
+	check_asked_config(paths, variant)
+	with BuildLock(paths):
+		build_module(paths, variant.spec)
+		initrd = build_initramfs(paths, variant.spec, bench=True)
+	return dataclasses.replace(prepared, initrd=initrd)
+
+
+# ---------------------------------------------------------------- booting
+
+@dataclasses.dataclass
+class BootResult:
+	"""One bench boot: its parsed console and the problems found."""
+	kernel: str
+	run: int
+	group: str
+	parsed: Parsed
+	errors: List[str]
+	log_path: str
+	elapsed: float
+
+
+def bench_append(plan: Plan, workloads: str, cases: Optional[str]) -> str:
+	"""The slqbtest.* parameters of a bench boot."""
+	return (f'slqbtest.bench={workloads} '
+		f'slqbtest.benchmod={plan.module_params(cases)} '
+		f'slqbtest.hackbench={plan.hackbench} slqbtest.churn={plan.churn} '
+		f'slqbtest.iperf={plan.iperf_s} slqbtest.statcases={STAT_CASES}')
+
+
+def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
+	       shape: Shape, append: str, icount: bool, timeout: float,
+	       verbose: bool) -> BootResult:
+	"""Boots prepared in bench mode and parses its console."""
+	req = BootRequest(shape=shape, mode='bench', stress=0, append=append,
+			  timeout=timeout, console='stream' if verbose else 'markers')
+	cmdline = kernel_cmdline(prepared, req)
+	cmd = qemu_command(prepared.bzimage, prepared.initrd, shape, cmdline,
+			   icount=icount)
+	group = 'icount' if icount else 'tcg'
+	log_path = paths.new_log(f'bench-{name}-{shape.label()}-{group}')
+	append_log(log_path, [f'kernel: {name} ({prepared.spec.name})',
+			      f'shape: {shape.describe()}', '$ ' + shlex.join(cmd)])
+	log(f'boot: {name} run {run_no + 1}, {group}, {shape.describe()}; '
+	    f'console log: {log_path}')
+	guest = run_guest(cmd, log_path, timeout, req.console)
+	outcome = judge(guest, req, log_path)
+	parsed = parse_console(guest.lines, name, run_no, group)
+	errors = list(outcome.errors)
+	errors += [f'{name}: guest reported: {e}' for e in parsed.errors]
+	if not parsed.ended:
+		errors.append(f'{name}: the bench did not finish; log: {log_path}')
+	log(f'boot: {name} {group} done in {fmt_duration(guest.elapsed)}: '
+	    f'{len(parsed.samples)} numbers, {len(errors)} problems')
+	return BootResult(name, run_no, group, parsed, errors, log_path,
+			  guest.elapsed)
+
+
+def boot_order(names: Sequence[str], run_no: int) -> List[str]:
+	"""The kernels rotated by run_no, so that no kernel always boots first."""
+	k = run_no % len(names)
+	return list(names[k:]) + list(names[:k])
+
+
+# ---------------------------------------------------------------- reporting
+
+def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
+		 plan: Plan, quick: bool, base: str) -> List[str]:
+	"""What the run was, for the top of the report."""
+	lines = [f'slqb bench{" --quick" if quick else ""}: {time.strftime("%Y-%m-%d %H:%M %Z")}, '
+		 f'{base}, {runs} run(s), tcg shape {shape.describe()}; '
+		 'icount boots: 1 vCPU',
+		 f'kernels (debug and statistics off: {" ".join(BENCH_EXTRAS)}):']
+	for v in variants:
+		extra = f' + {" ".join(v.asked)}' if v.asked else ''
+		lines.append(f'  {v.name}: {v.spec.alloc}{extra} ({v.spec.name})')
+	lines.append(f'micro: sizes {plan.sizes} + cache-200, {plan.rounds} rounds '
+		     f'(median), pair x{plan.loops}, N={plan.objs}, rcu x{plan.rcu_objs}')
+	lines.append(TCG_NOTE)
+	lines.append("Cells: median ±spread ((max-min)/median over runs). Ratios: "
+		     "subject/baseline of medians, same-run; '~' = the same-run "
+		     "ratios fall on both sides of 1 (spread larger than the "
+		     "difference), '?' = one run, no spread known. better: "
+		     "lower/higher is better for that row; a ratio above 1 is worse "
+		     "for 'lower' rows.")
+	return lines
+
+
+def behind_lines(stats, pairing: Pairing) -> List[str]:
+	"""Where each subject is furthest behind the best of SLAB/SLUB
+	(the baselines but SLOB)."""
+	lines = []
+	others = [b for b in pairing.baselines if 'slob' not in b] or pairing.baselines
+	for subj in pairing.subjects:
+		worst = behind_best(stats, subj, others)
+		if not worst:
+			continue
+		lines.append(f'{subj}: furthest behind the best of {", ".join(others)}:')
+		for metric, times, who, r in worst:
+			lines.append(f'  {metric.label} ({metric.unit}, {metric.better} is '
+				     f'better): {times:.2f}x {who} (same-run range '
+				     f'{r.low:.2f}-{r.high:.2f}, {r.n} run(s))')
+	return lines
+
+
+def write_report(out_dir: str, head: List[str], samples: List[Sample],
+		 pairing: Pairing, problems: List[str]) -> str:
+	"""Writes the tables, CSVs and plot; returns the summary text."""
+	full = collect(samples)
+	summary_stats = collect(aggregate(samples))
+	full_rows = table_rows(full, pairing)
+	summary_rows = table_rows(summary_stats, pairing)
+	behind = behind_lines(full, pairing)
+	parts = head + ['', format_table(summary_rows), ''] + behind
+	if problems:
+		parts += ['', f'{len(problems)} problem(s):'] + \
+			 [quote_lines(p.splitlines()) for p in problems]
+	summary = '\n'.join(parts) + '\n'
+	write_text(os.path.join(out_dir, 'summary.txt'), summary)
+	write_text(os.path.join(out_dir, 'table.txt'),
+		   '\n'.join(head + ['', format_table(full_rows)]) + '\n')
+	write_text(os.path.join(out_dir, 'summary.csv'), csv_text(summary_rows))
+	write_text(os.path.join(out_dir, 'table.csv'), csv_text(full_rows))
+	write_text(os.path.join(out_dir, 'samples.csv'), samples_csv(samples))
+	try:
+		png = write_plot(full, pairing.kernels, out_dir)
+	except (RuntimeError, OSError) as e:
+		png = None
+		warn(f'no plot: {e}')
+	if png:
+		log(f'plot: {png}')
+	return summary
+
+
+# ---------------------------------------------------------------- commands
+
+def out_directory(paths: Paths, given: Optional[str]) -> str:
+	"""--out, else <cache>/bench/<timestamp>."""
+	out = given or os.path.join(paths.cache, 'bench', time.strftime('%Y%m%d-%H%M%S'))
+	os.makedirs(out, exist_ok=True)
+	return out
+
+
+def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
+	      args: argparse.Namespace, plan: Plan, runs: int) -> List[BootResult]:
+	"""Every boot of the comparison, in alternating order."""
+	shape = Shape(args.cpus, args.nodes)
+	results = []
+	icount_append = bench_append(plan, 'micro', ICOUNT_CASES)
+	tcg_append = bench_append(plan, plan.workloads, None)
+	for run_no in range(runs):
+		for name in boot_order(names, run_no):
+			if run_no < args.icount_runs:
+				results.append(boot_bench(paths, prepared[name], name, run_no,
+							  Shape(1, 1), icount_append, True,
+							  args.timeout, args.verbose))
+			results.append(boot_bench(paths, prepared[name], name, run_no,
+						  shape, tcg_append, False, args.timeout,
+						  args.verbose))
+	return results
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+	"""slqb bench: build, boot, measure, report."""
+	variants = parse_variants(args.kernel)
+	pairing = pairing_for(variants, args.baseline)
+	check_args(args)
+	if args.counters:
+		return cmd_counters(args)
+	plan = QUICK if args.quick else FULL
+	runs = args.runs or (2 if args.quick else 3)
+	if args.timeout is None:
+		args.timeout = 900 if not args.quick else 600
+	ensure_packages()
+	ensure_packages(BENCH_PACKAGES)
+	paths = Paths.from_env()
+	start = time.monotonic()
+	prepared = {v.name: prepare_variant(paths, v) for v in variants}
+	out_dir = out_directory(paths, args.out)
+	log(f'bench: {len(variants)} kernels, {runs} run(s); results in {out_dir}')
+	log(TCG_NOTE)
+	results = run_boots(paths, prepared, [v.name for v in variants], args,
+			    plan, runs)
+	samples = [s for r in results for s in r.parsed.samples]
+	problems = [e for r in results for e in r.errors]
+	base = next(iter(prepared.values())).base
+	head = header_lines(variants, Shape(args.cpus, args.nodes), runs, plan,
+			    args.quick, base)
+	head.append(f'console logs: {", ".join(os.path.basename(r.log_path) for r in results)} '
+		    f'(in {paths.logs})')
+	summary = write_report(out_dir, head, samples, pairing, problems)
+	print(summary, flush=True)
+	log(f'results: {out_dir} (summary.txt, table.txt, *.csv, plot.png); '
+	    f'total {fmt_duration(time.monotonic() - start)}')
+	return 1 if problems or not samples else 0
+
+
+# ---------------------------------------------------------------- counters
+
+COUNTER_COLUMNS = ('alloc', 'free', 'alloc_slab_fill', 'alloc_slab_new',
+		   'free_remote', 'flush_free_list', 'flush_free_list_objects',
+		   'flush_free_list_remote', 'flush_slab_partial',
+		   'flush_slab_free', 'flush_rfree_list',
+		   'flush_rfree_list_objects', 'claim_remote_list',
+		   'claim_remote_list_objects', 'remote_cap_hit', 'trim_runs',
+		   'trim_objects')
+
+
+def counter_deltas(stats: List[Dict[str, str]]) -> List[List[str]]:
+	"""Rows (case, cache, delta per counter) from before/after dumps,
+	for caches whose alloc count moved by 1000 or more."""
+	before = {(s['case'], s['cache']): s for s in stats if s.get('phase') == 'before'}
+	rows = [['case', 'cache'] + list(COUNTER_COLUMNS)]
+	for s in stats:
+		if s.get('phase') != 'after':
+			continue
+		b = before.get((s['case'], s['cache']))
+		if not b:
+			continue
+		delta = []
+		for c in COUNTER_COLUMNS:
+			try:
+				delta.append(int(s.get(c, 0)) - int(b.get(c, 0)))
+			except ValueError:
+				delta.append(0)
+		if delta[0] >= 1000:
+			rows.append([s['case'], s['cache']] + [str(d) for d in delta])
+	return rows
+
+
+def cmd_counters(args: argparse.Namespace) -> int:
+	"""slqb bench --counters: each micro case alone on the SLQB kernel of
+	`slqb boot` (CONFIG_SLQB_STATS=y), SLQB's counters before and after."""
+	plan = QUICK if args.quick else FULL
+	ensure_packages()
+	ensure_packages(BENCH_PACKAGES)
+	paths = Paths.from_env()
+	variant = Variant('slqb-stats', KernelSpec('slqb'))
+	prepared = prepare_variant(paths, variant)
+	if config_value(paths, variant.spec, 'CONFIG_SLQB_STATS') != 'y':
+		raise SlqbError('the slqb kernel has no CONFIG_SLQB_STATS')
+	out_dir = out_directory(paths, args.out)
+	shape = Shape(args.cpus, args.nodes)
+	result = boot_bench(paths, prepared, variant.name, 0, shape,
+			    bench_append(plan, 'stats', None), False,
+			    args.timeout or 1200, args.verbose)
+	rows = counter_deltas(result.parsed.stats)
+	text = (f'SLQB counters per micro case (deltas; caches with 1000+ allocs), '
+		f'{shape.describe()}, kernel {variant.spec.name} (debug config, '
+		f'SLQB_STATS=y), log {result.log_path}\n\n{format_table(rows)}\n')
+	write_text(os.path.join(out_dir, 'counters.txt'), text)
+	write_text(os.path.join(out_dir, 'counters.csv'), csv_text(rows))
+	print(text, flush=True)
+	for e in result.errors:
+		print(f'ERROR: {e}', flush=True)
+	log(f'counters: {out_dir}/counters.txt, counters.csv')
+	return 1 if result.errors else 0
+
+
+def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
+	"""The `slqb bench` command line."""
+	p = sub.add_parser('bench', help='benchmark SLQB against SLAB, SLUB and SLOB')
+	p.add_argument('--quick', action='store_true',
+		       help='reduced run: fewer sizes, rounds and runs (under 20 '
+		       'minutes with the kernels built)')
+	p.add_argument('--runs', type=positive_int, default=None, metavar='R',
+		       help='repeats of every boot, alternating kernels (default 3, '
+		       '--quick 2)')
+	p.add_argument('--icount-runs', type=positive_int, default=1, metavar='R',
+		       help='runs that also do the 1-vCPU icount boot (exact, so 1 '
+		       'is enough; default 1)')
+	p.add_argument('--kernel', action='append', default=[],
+		       metavar='NAME=ALLOC[:CONFIG_X=V,...]',
+		       help='a kernel to compare (repeatable); default: slqb, slub, '
+		       'slab and slob')
+	p.add_argument('--baseline', action='append', default=None, metavar='NAME',
+		       help='kernel(s) the others are divided by (default: the '
+		       'slub, slab and slob kernels, else the first)')
+	p.add_argument('--cpus', type=positive_int, default=2,
+		       help='vCPUs of the multi-CPU boots (default 2)')
+	p.add_argument('--nodes', type=positive_int, default=1,
+		       help='NUMA nodes with memory (default 1; 2 adds kmalloc_node '
+		       'to the other node)')
+	p.add_argument('--timeout', type=float, default=None, metavar='S',
+		       help='limit per boot (default 900 s, --quick 600 s)')
+	p.add_argument('--out', default=None, metavar='DIR',
+		       help='results directory (default <cache>/bench/<timestamp>)')
+	p.add_argument('--counters', action='store_true',
+		       help='run each micro case alone on the SLQB_STATS kernel of '
+		       '`slqb boot` and show the SLQB counters')
+	p.add_argument('--verbose', action='store_true',
+		       help='stream the guest consoles')
+	p.set_defaults(func=cmd_bench)
+

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`slqb test` group bench: what `slqb bench` can be checked on without
+booting: its console parser and tables on made-up consoles, its refusal
+of bad arguments, and the module's build (W=1) and checkpatch --strict
+against a kernel the other groups built. It runs after them (last in
+GROUP_MODULES) and adds seconds, not minutes.
+"""
+
+import os
+import shutil
+from typing import List, Optional
+
+from slqb_bench import BENCH_SRC
+from slqb_bench_report import (Metric, Pairing, aggregate, behind_best,
+			       collect, format_table, parse_console,
+			       table_rows)
+from slqb_build import build_env
+from slqb_checks import CheckFailed, Context, check_group
+from slqb_util import HARNESS_DIR, Paths, quote_lines, run
+def fake_console(kernel_factor: float, run_no: int) -> List[str]:
+	"""A made-up bench console: printk stamps, noise, a mangled line."""
+	pair = 250 * kernel_factor + run_no
+	return [
+		'SLQB-GUEST: init: mode bench',
+		'SLQB-BENCH begin alloc=x kernel=6.1',
+		'SLQB-BENCH mem stage=boot Slab=1000 SUnreclaim=600 slab_pages=250',
+		'[    1.000000] slqb_bench: SLQB-BENCH start cpus=2 nodes=1 objs=8',
+		f'[    1.100000] slqb_bench: SLQB-BENCH micro case=pair obj=kmalloc '
+		f'size=64 cpus=1 ops=10 rounds=3 cycles_op={pair:.1f} ns_op={pair + 1:.1f}',
+		'[    1.200000] slqb_bench: SLQB-BENCH micro case=pair obj=kmalloc size=128 cpus',
+		f'[    1.300000] slqb_bench: SLQB-BENCH micro case=pair obj=kmalloc '
+		f'size=128 cpus=1 ops=10 rounds=3 cycles_op={2 * pair:.1f} ns_op=9.0',
+		'[    1.400000] slqb_bench: SLQB-BENCH skip case=node obj=kmalloc size=64 why=one-memory-node',
+		f'SLQB-BENCH sys name=iperf3-tcp value={100 / kernel_factor:g} unit=Mbit/s',
+		'SLQB-BENCH sys name=churn value=2.5 unit=s',
+		'SLQB-BENCH end rc=0',
+		'SLQB-GUEST: PASS',
+	]
+
+
+def check_parser() -> None:
+	"""The parser, statistics and tables on made-up consoles."""
+	samples = []
+	for run_no in range(3):
+		for name, factor in (('slqb', 1.2), ('slub', 1.0)):
+			parsed = parse_console(fake_console(factor, run_no), name, run_no, 'icount')
+			if not parsed.begun or not parsed.ended or len(parsed.skips) != 1:
+				raise CheckFailed(f'begin/end/skip not seen: {parsed}')
+			samples += parsed.samples
+	stats = collect(samples)
+	pair64 = Metric('icount', 'pair', 'kmalloc-64', 'instr/op')
+	if round(stats[pair64]['slqb'].median) != 301:
+		raise CheckFailed(f'median of pair 64: {stats[pair64]}')
+	rows = table_rows(stats, Pairing(['slqb', 'slub'], ['slqb'], ['slub']))
+	want = {'icount pair kmalloc-64': '1.20', 'icount pair kmalloc-128': '1.20',
+		'sys iperf3-tcp': '0.83', 'sys churn': '1.00~'}
+	got = {r[0]: r[-1] for r in rows[1:]}
+	for label, value in want.items():
+		if got.get(label) != value:
+			raise CheckFailed(f'{label}: ratio {got.get(label)!r}, expected '
+					  f'{value!r}\n{format_table(rows)}')
+	worst = {m.label for m, *_ in behind_best(stats, 'slqb', ['slub'])}
+	if worst != {'sys iperf3-tcp', 'icount pair kmalloc-64',
+		     'icount pair kmalloc-128'}:
+		raise CheckFailed(f'furthest behind: {worst}')
+	geo = collect(aggregate(samples))
+	if Metric('icount', 'pair', 'geomean', 'instr/op') not in geo:
+		raise CheckFailed('no geometric mean row')
+
+
+def check_refusals(ctx: Context) -> None:
+	"""Bad arguments get exit 2 and a message naming the problem."""
+	slqb = os.path.join(HARNESS_DIR, 'slqb')
+	cases = [(['--runs', '0'], '--runs 0'),
+		 (['--kernel', 'x=slib'], "unknown allocator 'slib'"),
+		 (['--kernel', 'x=slqb:CONFIG_A'], "'CONFIG_A' is not CONFIG_X=V"),
+		 (['--kernel', 'a=slqb', '--kernel', 'a=slub'], 'used twice'),
+		 (['--kernel', 'slqb'], 'expected NAME=ALLOC'),
+		 (['--baseline', 'nosuch'], 'not a kernel of this run')]
+	for argv, words in cases:
+		proc = run([slqb, 'bench', *argv], timeout=60, check=False)
+		if proc.returncode != 2 or words not in proc.stdout:
+			raise CheckFailed(f'slqb bench {" ".join(argv)}: exit '
+					  f'{proc.returncode}, expected 2 and {words!r}:\n'
+					  f'{proc.stdout[-500:]}')
+
+
+def module_build_dir(paths: Paths) -> Optional[str]:
+	"""A built harness kernel to compile the module against, if any."""
+	if not os.path.isdir(paths.builds):
+		return None
+	for name in sorted(os.listdir(paths.builds)):
+		build = os.path.join(paths.builds, name)
+		if os.path.exists(os.path.join(build, 'Module.symvers')) and \
+		   os.path.exists(os.path.join(build, 'scripts', 'mod', 'modpost')):
+			return build
+	return None
+
+
+def check_module_builds(ctx: Context, build: str) -> None:
+	"""bench/ builds against build with W=1 and no warnings, and passes
+	checkpatch --strict."""
+	mod_dir = os.path.join(ctx.scratch, 'slqb-bench')
+	shutil.copytree(BENCH_SRC, mod_dir, dirs_exist_ok=True)
+	proc = run(['make', '-C', ctx.paths.work, f'O={build}', f'M={mod_dir}',
+		    'W=1', 'CC=ccache gcc', 'modules'], timeout=600,
+		   env=build_env(ctx.paths), check=False)
+	bad = [l for l in proc.stdout.splitlines() if 'warning:' in l or 'error:' in l]
+	if proc.returncode != 0 or bad:
+		raise CheckFailed(f'make exit {proc.returncode}:\n' +
+				  quote_lines((bad or proc.stdout.splitlines())[-15:]))
+	checkpatch = os.path.join(ctx.paths.work, 'scripts', 'checkpatch.pl')
+	proc = run(['perl', checkpatch, '--strict', '--no-tree', '--quiet', '-f',
+		    os.path.join(BENCH_SRC, 'slqb_bench.c')], timeout=120, check=False)
+	if proc.returncode != 0:
+		raise CheckFailed('checkpatch --strict:\n' +
+				  quote_lines(proc.stdout.splitlines()[-15:]))
+
+
+@check_group('bench')
+def bench_checks(ctx: Context) -> None:
+	"""`slqb test` group bench: parser, refusals, module build; no boots."""
+	ctx.expect(['bench: parser and tables on a made-up console',
+		    'bench: bad arguments are refused'])
+	ctx.check('bench: parser and tables on a made-up console', check_parser)
+	ctx.check('bench: bad arguments are refused', lambda: check_refusals(ctx))
+	build = module_build_dir(ctx.paths)
+	name = 'bench: the module builds (W=1) and passes checkpatch --strict'
+	if build:
+		ctx.check(name, lambda: check_module_builds(ctx, build))
+	else:
+		ctx.skip(name, 'no built harness kernel with modules in the cache yet')
+
+

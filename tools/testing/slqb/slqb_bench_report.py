@@ -1,0 +1,376 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`slqb bench` results: parsing guest consoles, medians and spreads,
+ratio tables, CSV and the plot.
+
+Everything here but write_plot() works on lists of lines or of samples and
+has no side effects, so that `slqb test` can check it on made-up consoles.
+
+A sample is one number from one boot: kernel, run, metric, value. A metric
+is (group, case, object, unit, better): group 'icount' (single-CPU micro
+cases in a 1-vCPU QEMU with -icount: exact guest instructions per
+operation), 'tcg' (micro cases under multi-threaded TCG: wall-clock ns per
+operation), 'sys' (system workloads) or 'mem' (slab memory).
+"""
+
+import dataclasses
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from slqb_report import strip_printk
+
+BENCH_RE = re.compile(r'SLQB-BENCH (\w+)((?: [\w.-]+=\S*)*)\s*$')
+PAIR_RE = re.compile(r'([\w.-]+)=(\S*)')
+
+TCG_NOTE = ('Absolute times under TCG (QEMU without KVM) mean little: only '
+	    'ratios between kernels measured in the same run count. icount rows '
+	    'are exact guest instruction counts (deterministic, blind to cache '
+	    'misses and to what atomics cost on hardware); tcg, sys and mem rows '
+	    'are wall-clock or memory figures, noisy under TCG.')
+
+# Units whose bigger values are better; everything else: lower is better.
+HIGHER_BETTER_UNITS = ('Mbit/s',)
+MEM_FIELDS = (('Slab', 'kB'), ('SUnreclaim', 'kB'), ('slab_pages', 'pages'))
+
+
+@dataclasses.dataclass(frozen=True)
+class Metric:
+	"""What a number measures, and which way is better."""
+	group: str
+	case: str
+	obj: str
+	unit: str
+
+	@property
+	def better(self) -> str:
+		return 'higher' if self.unit in HIGHER_BETTER_UNITS else 'lower'
+
+	@property
+	def label(self) -> str:
+		return ' '.join(x for x in (self.group, self.case, self.obj) if x)
+
+
+@dataclasses.dataclass(frozen=True)
+class Sample:
+	"""One number of one boot."""
+	kernel: str
+	run: int
+	metric: Metric
+	value: float
+
+
+@dataclasses.dataclass
+class Parsed:
+	"""What one bench console says."""
+	samples: List[Sample]
+	errors: List[str]
+	skips: List[str]
+	stats: List[Dict[str, str]]
+	begun: bool
+	ended: bool
+
+
+def bench_records(lines: Iterable[str]) -> List[Tuple[str, Dict[str, str]]]:
+	"""(kind, {key: value}) of each well-formed SLQB-BENCH line."""
+	records = []
+	for line in lines:
+		m = BENCH_RE.search(strip_printk(line))
+		if m:
+			records.append((m.group(1), dict(PAIR_RE.findall(m.group(2)))))
+	return records
+
+
+def object_name(fields: Dict[str, str]) -> str:
+	"""'kmalloc-64' or 'cache-200'."""
+	return f'{fields.get("obj", "?")}-{fields.get("size", "?")}'
+
+
+def micro_samples(kernel: str, run: int, group: str,
+		  fields: Dict[str, str]) -> List[Sample]:
+	"""The samples of one micro line: instructions (icount) or ns and
+	cycles (tcg)."""
+	obj = object_name(fields)
+	case = fields['case']
+	if group == 'icount':
+		return [Sample(kernel, run, Metric(group, case, obj, 'instr/op'),
+			       float(fields['cycles_op']))]
+	return [Sample(kernel, run, Metric(group, case, obj, 'ns/op'),
+		       float(fields['ns_op'])),
+		Sample(kernel, run, Metric('tcg-cycles', case, obj, 'cycles/op'),
+		       float(fields['cycles_op']))]
+
+
+def parse_console(lines: Sequence[str], kernel: str, run: int,
+		  group: str) -> Parsed:
+	"""The samples of one bench boot; group is 'icount' or 'tcg' for its
+	micro lines. Malformed lines are ignored (a console can interleave)."""
+	out = Parsed([], [], [], [], False, False)
+	for kind, f in bench_records(lines):
+		try:
+			if kind == 'micro':
+				out.samples += micro_samples(kernel, run, group, f)
+			elif kind == 'sys':
+				value = float(f['value'])
+				out.samples.append(Sample(kernel, run, Metric(
+					'sys', f['name'], '', f['unit']), value))
+			elif kind == 'mem':
+				for field, unit in MEM_FIELDS:
+					out.samples.append(Sample(kernel, run, Metric(
+						'mem', f'{field} {f["stage"]}', '', unit),
+						float(f[field])))
+			elif kind == 'error':
+				out.errors.append(' '.join(f'{k}={v}' for k, v in f.items()))
+			elif kind == 'skip':
+				out.skips.append(' '.join(f'{k}={v}' for k, v in f.items()))
+			elif kind == 'stat':
+				out.stats.append(f)
+			elif kind in ('begin', 'start'):
+				out.begun = True
+			elif kind == 'end':
+				out.ended = True
+		except (KeyError, ValueError):
+			continue
+	return out
+
+
+# ---------------------------------------------------------------- statistics
+
+@dataclasses.dataclass
+class Summary:
+	"""Median and spread of one metric for one kernel."""
+	median: float
+	spread: float		# (max - min) / median, 0 with one sample
+	n: int
+	by_run: Dict[int, float]
+
+
+def summarize(values: Dict[int, float]) -> Summary:
+	"""Median and relative spread of run -> value."""
+	vals = list(values.values())
+	med = statistics.median(vals)
+	spread = (max(vals) - min(vals)) / med if med else 0.0
+	return Summary(med, spread, len(vals), dict(values))
+
+
+@dataclasses.dataclass
+class Ratio:
+	"""subject/baseline of the medians, with the range of same-run ratios."""
+	value: float
+	low: float
+	high: float
+	n: int
+
+	@property
+	def noise(self) -> bool:
+		"""True when same-run ratios fall on both sides of 1 (the spread
+		is larger than the difference)."""
+		return self.n > 1 and self.low <= 1.0 <= self.high
+
+	def text(self) -> str:
+		"""'0.93' with '~' when within the spread, '?' with one run."""
+		mark = '~' if self.noise else ('?' if self.n < 2 else '')
+		return f'{self.value:.2f}{mark}'
+
+
+def ratio(subject: Summary, baseline: Summary) -> Optional[Ratio]:
+	"""subject/baseline; None when the baseline median is 0."""
+	if not baseline.median:
+		return None
+	per_run = [subject.by_run[r] / baseline.by_run[r]
+		   for r in subject.by_run if baseline.by_run.get(r)]
+	if not per_run:
+		per_run = [subject.median / baseline.median]
+	return Ratio(subject.median / baseline.median, min(per_run),
+		     max(per_run), len(per_run))
+
+
+def collect(samples: Iterable[Sample]) -> Dict[Metric, Dict[str, Summary]]:
+	"""metric -> kernel -> Summary, metrics in first-seen order."""
+	grouped: Dict[Metric, Dict[str, Dict[int, float]]] = {}
+	for s in samples:
+		grouped.setdefault(s.metric, {}).setdefault(s.kernel, {})[s.run] = s.value
+	return {m: {k: summarize(v) for k, v in ks.items()}
+		for m, ks in grouped.items()}
+
+
+def geomean(values: Sequence[float]) -> float:
+	"""Geometric mean of positive values (0 if any is not positive)."""
+	if not values or min(values) <= 0:
+		return 0.0
+	return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def aggregate(samples: Sequence[Sample]) -> List[Sample]:
+	"""Per micro case, the geometric mean over object sizes, per boot:
+	metric (group, case, 'geomean', unit). Other samples pass through."""
+	out, acc = [], {}
+	for s in samples:
+		if s.metric.group in ('icount', 'tcg'):
+			key = (s.kernel, s.run, s.metric.group, s.metric.case, s.metric.unit)
+			acc.setdefault(key, []).append(s.value)
+		elif s.metric.group != 'tcg-cycles':
+			out.append(s)
+	geo = [Sample(k, r, Metric(g, c, 'geomean', u), geomean(v))
+	       for (k, r, g, c, u), v in acc.items()]
+	return geo + out
+
+
+# ---------------------------------------------------------------- tables
+
+@dataclasses.dataclass
+class Pairing:
+	"""Which kernels are compared: each subject against each baseline."""
+	kernels: List[str]
+	subjects: List[str]
+	baselines: List[str]
+
+	def columns(self) -> List[Tuple[str, str]]:
+		return [(s, b) for s in self.subjects for b in self.baselines]
+
+
+def fmt_value(v: float) -> str:
+	"""A compact number: 3 significant digits, no exponent below 1e7."""
+	if v >= 100:
+		return f'{v:.0f}'
+	if v >= 10:
+		return f'{v:.1f}'
+	return f'{v:.3g}'
+
+
+def table_rows(stats: Dict[Metric, Dict[str, Summary]],
+	       pairing: Pairing) -> List[List[str]]:
+	"""Header plus one row per metric: label, unit, better, median
+	(±spread%) per kernel, then subject/baseline ratios."""
+	head = ['metric', 'unit', 'better'] + pairing.kernels + \
+	       [f'{s}/{b}' for s, b in pairing.columns()]
+	rows = [head]
+	for metric, per in stats.items():
+		row = [metric.label, metric.unit, metric.better]
+		for k in pairing.kernels:
+			s = per.get(k)
+			row.append(f'{fmt_value(s.median)} ±{s.spread * 100:.0f}%'
+				   if s else '-')
+		for subj, base in pairing.columns():
+			r = ratio(per[subj], per[base]) if subj in per and base in per else None
+			row.append(r.text() if r else '-')
+		rows.append(row)
+	return rows
+
+
+def format_table(rows: List[List[str]]) -> str:
+	"""A plain-text table with aligned columns."""
+	widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+	lines = []
+	for n, row in enumerate(rows):
+		cells = [c.ljust(w) if i == 0 else c.rjust(w)
+			 for i, (c, w) in enumerate(zip(row, widths))]
+		lines.append('  '.join(cells).rstrip())
+		if n == 0:
+			lines.append('  '.join('-' * w for w in widths))
+	return '\n'.join(lines)
+
+
+def csv_text(rows: List[List[str]]) -> str:
+	"""rows as CSV (no quoting needed: no commas in our cells)."""
+	return ''.join(','.join(c.replace(',', ';') for c in row) + '\n'
+		       for row in rows)
+
+
+def samples_csv(samples: Sequence[Sample]) -> str:
+	"""The raw samples as CSV."""
+	lines = ['kernel,run,group,case,object,unit,better,value\n']
+	for s in samples:
+		m = s.metric
+		lines.append(f'{s.kernel},{s.run},{m.group},{m.case},{m.obj},'
+			     f'{m.unit},{m.better},{s.value:g}\n')
+	return ''.join(lines)
+
+
+def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
+		others: Sequence[str], count: int = 3) -> List[Tuple[Metric, float, str, Ratio]]:
+	"""The count metrics where subject is furthest behind the best of
+	others: (metric, how many times worse, best kernel, ratio)."""
+	found = []
+	for metric, per in stats.items():
+		if metric.group in ('tcg-cycles', 'mem') or subject not in per:
+			continue
+		have = [(per[o], o) for o in others if o in per and per[o].median > 0]
+		if not have or per[subject].median <= 0:
+			continue
+		if metric.better == 'lower':
+			best, who = min(have, key=lambda x: x[0].median)
+			r = ratio(per[subject], best)
+			worse = r.value
+		else:
+			best, who = max(have, key=lambda x: x[0].median)
+			r = ratio(best, per[subject])
+			worse = r.value
+		found.append((metric, worse, who, r))
+	found.sort(key=lambda x: -x[1])
+	return found[:count]
+
+
+# ---------------------------------------------------------------- plot
+
+PLOT_PANELS = (('icount', 'pair'), ('icount', 'batch-alloc'),
+	       ('icount', 'batch-free'), ('tcg', 'pair'),
+	       ('tcg', 'allcpu-alloc'), ('tcg', 'remote-free'))
+
+
+def plot_data(stats: Dict[Metric, Dict[str, Summary]], group: str, case: str,
+	      kernels: Sequence[str]) -> List[Tuple[int, List[Optional[float]]]]:
+	"""(size, median per kernel) of the kmalloc rows of one case."""
+	rows = {}
+	for metric, per in stats.items():
+		if metric.group != group or metric.case != case or \
+		   not metric.obj.startswith('kmalloc-'):
+			continue
+		size = int(metric.obj.split('-')[1])
+		rows[size] = [per[k].median if k in per else None for k in kernels]
+	return sorted(rows.items())
+
+
+def write_plot(stats: Dict[Metric, Dict[str, Summary]], kernels: Sequence[str],
+	       out_dir: str) -> Optional[str]:
+	"""plot.png with gnuplot: one panel per PLOT_PANELS case, size on a
+	log2 axis. Returns the PNG path, or None without gnuplot or data."""
+	gnuplot = shutil.which('gnuplot')
+	if not gnuplot:
+		return None
+	panels = []
+	for group, case in PLOT_PANELS:
+		data = plot_data(stats, group, case, kernels)
+		if not data:
+			continue
+		path = os.path.join(out_dir, f'plot-{group}-{case}.dat')
+		with open(path, 'w', encoding='utf-8') as f:
+			for size, vals in data:
+				f.write(f'{size} ' + ' '.join('?' if v is None else f'{v:g}'
+							     for v in vals) + '\n')
+		unit = 'guest instructions/op' if group == 'icount' else 'ns/op (wall, TCG)'
+		panels.append((path, f'{case} ({group})', unit))
+	if not panels:
+		return None
+	png = os.path.join(out_dir, 'plot.png')
+	cols = 3
+	nrows = (len(panels) + cols - 1) // cols
+	script = [f'set terminal pngcairo size {460 * cols},{380 * nrows} font "sans,10"',
+		  f'set output "{png}"', 'set datafile missing "?"',
+		  'set logscale x 2', 'set xlabel "object size (bytes)"',
+		  'set key top left', 'set grid',
+		  f'set multiplot layout {nrows},{cols} title "slqb bench: medians '
+		  'by size class (only same-run ratios count under TCG)"']
+	for path, title, unit in panels:
+		plots = ', '.join(f'"{path}" using 1:{i + 2} with linespoints title "{k}"'
+				  for i, k in enumerate(kernels))
+		script += [f'set title "{title}"', f'set ylabel "{unit}"', f'plot {plots}']
+	script.append('unset multiplot')
+	proc = subprocess.run([gnuplot], input='\n'.join(script) + '\n', text=True,
+			      capture_output=True, timeout=120)
+	if proc.returncode != 0 or not os.path.exists(png):
+		raise RuntimeError(f'gnuplot failed: {proc.stderr.strip()[-500:]}')
+	return png
