@@ -6,7 +6,8 @@
  * prints the cache and the object, so that the harness can match the report
  * SLQB must print. Each case then checks that SLQB repaired what it could
  * and did not hand the damaged object out again, and prints "ok" or
- * "FAILED". Load it into a kernel booted with slqb_debug=FZPU,slqb_dbg_*;
+ * "FAILED". The last case leaves its damage for the validate file to find.
+ * Load it into a kernel booted with slqb_debug=FZPU,slqb_dbg_*;
  * its caches and the objects taken out of use stay behind on purpose.
  */
 
@@ -32,8 +33,7 @@ static struct kmem_cache *make_cache(const char *name)
 		       name);
 	else
 		return s;
-	if (s)
-		kmem_cache_destroy(s);
+	kmem_cache_destroy(s);
 	failures++;
 	return NULL;
 }
@@ -55,7 +55,7 @@ static u8 *opaque(void *p)
 	return p;
 }
 
-static void double_free(void)
+static noinline void double_free(void)
 {
 	struct kmem_cache *s = make_cache("slqb_dbg_double_free");
 	void *p, *a, *b;
@@ -63,18 +63,18 @@ static void double_free(void)
 	if (!s)
 		return;
 	p = kmem_cache_alloc(s, GFP_KERNEL);
-	pr_info("double_free: cache %s object 0x%p\n", s->name, p);
+	pr_info("%s: cache %s object 0x%p\n", __func__, s->name, p);
 	kmem_cache_free(s, p);
 	kmem_cache_free(s, p);
 	a = kmem_cache_alloc(s, GFP_KERNEL);
 	b = kmem_cache_alloc(s, GFP_KERNEL);
-	verdict("double_free", a && b && a != b,
+	verdict(__func__, a && b && a != b,
 		"the object was handed out twice");
 	kmem_cache_free(s, a);
 	kmem_cache_free(s, b);
 }
 
-static void invalid_free(void)
+static noinline void invalid_free(void)
 {
 	struct kmem_cache *s = make_cache("slqb_dbg_invalid_free");
 	void *p, *q;
@@ -82,36 +82,36 @@ static void invalid_free(void)
 	if (!s)
 		return;
 	p = kmem_cache_alloc(s, GFP_KERNEL);
-	pr_info("invalid_free: cache %s object 0x%p\n", s->name, opaque(p) + 8);
+	pr_info("%s: cache %s object 0x%p\n", __func__, s->name, opaque(p) + 8);
 	kmem_cache_free(s, opaque(p) + 8);
 	q = kmem_cache_alloc(s, GFP_KERNEL);
-	verdict("invalid_free", q && q != p,
+	verdict(__func__, q && q != p,
 		"the object was freed through an inner pointer");
 	kmem_cache_free(s, q);
 	kmem_cache_free(s, p);
 }
 
-static void foreign_free(void)
+static noinline void foreign_free(void)
 {
 	struct kmem_cache *s = make_cache("slqb_dbg_foreign_free");
 	void *page = (void *)__get_free_page(GFP_KERNEL);
 	void *q;
 
 	if (!s || !page) {
-		verdict("foreign_free", false, "no cache or no page");
+		verdict(__func__, false, "no cache or no page");
 		free_page((unsigned long)page);
 		return;
 	}
-	pr_info("foreign_free: cache %s object 0x%p\n", s->name, page);
+	pr_info("%s: cache %s object 0x%p\n", __func__, s->name, page);
 	kmem_cache_free(s, page);
 	q = kmem_cache_alloc(s, GFP_KERNEL);
-	verdict("foreign_free", q && q != page,
+	verdict(__func__, q && q != page,
 		"a page that is not a slab became an object");
 	kmem_cache_free(s, q);
 	free_page((unsigned long)page);
 }
 
-static void red_zone(void)
+static noinline void red_zone(void)
 {
 	struct kmem_cache *s = make_cache("slqb_dbg_red_zone");
 	u8 *p;
@@ -120,16 +120,16 @@ static void red_zone(void)
 	if (!s)
 		return;
 	p = kmem_cache_alloc(s, GFP_KERNEL);
-	pr_info("red_zone: cache %s object 0x%p\n", s->name, p);
+	pr_info("%s: cache %s object 0x%p\n", __func__, s->name, p);
 	opaque(p)[OBJ_SIZE] = 0x42;
 	kmem_cache_free(s, p);
 	q = kmem_cache_alloc(s, GFP_KERNEL);
-	verdict("red_zone", q && READ_ONCE(p[OBJ_SIZE]) != 0x42,
+	verdict(__func__, q && READ_ONCE(p[OBJ_SIZE]) != 0x42,
 		"the red zone was not restored");
 	kmem_cache_free(s, q);
 }
 
-static void use_after_free(void)
+static noinline void use_after_free(void)
 {
 	struct kmem_cache *s = make_cache("slqb_dbg_use_after_free");
 	u8 *p;
@@ -138,16 +138,16 @@ static void use_after_free(void)
 	if (!s)
 		return;
 	p = kmem_cache_alloc(s, GFP_KERNEL);
-	pr_info("use_after_free: cache %s object 0x%p\n", s->name, p);
+	pr_info("%s: cache %s object 0x%p\n", __func__, s->name, p);
 	kmem_cache_free(s, p);
 	opaque(p)[10] = 0x42;
 	q = kmem_cache_alloc(s, GFP_KERNEL);
-	verdict("use_after_free", q && q != (void *)p,
+	verdict(__func__, q && q != (void *)p,
 		"the damaged object was handed out");
 	kmem_cache_free(s, q);
 }
 
-static void free_pointer(void)
+static noinline void free_pointer(void)
 {
 	struct kmem_cache *s = make_cache("slqb_dbg_free_pointer");
 	void *p, *q, *r;
@@ -158,16 +158,16 @@ static void free_pointer(void)
 	q = kmem_cache_alloc(s, GFP_KERNEL);
 	kmem_cache_free(s, q);
 	kmem_cache_free(s, p);
-	pr_info("free_pointer: cache %s object 0x%p\n", s->name, p);
+	pr_info("%s: cache %s object 0x%p\n", __func__, s->name, p);
 	/* The free pointer lies after the red zone, at s->offset. */
 	*(unsigned long *)(opaque(p) + s->offset) = 0x5afe5afe5afe5afeUL;
 	r = kmem_cache_alloc(s, GFP_KERNEL);
-	verdict("free_pointer", r && r != p && r != q,
+	verdict(__func__, r && r != p && r != q,
 		"an object behind the broken link was handed out");
 	kmem_cache_free(s, r);
 }
 
-static void wrong_cache(void)
+static noinline void wrong_cache(void)
 {
 	struct kmem_cache *s = make_cache("slqb_dbg_wrong_cache");
 	struct kmem_cache *t = make_cache("slqb_dbg_wrong_cache_owner");
@@ -176,13 +176,34 @@ static void wrong_cache(void)
 	if (!s || !t)
 		return;
 	p = kmem_cache_alloc(t, GFP_KERNEL);
-	pr_info("wrong_cache: cache %s object 0x%p owner %s\n", s->name, p,
+	pr_info("%s: cache %s object 0x%p owner %s\n", __func__, s->name, p,
 		t->name);
 	kmem_cache_free(s, p);
 	/* It went back to its own cache, which hands it out again. */
 	q = kmem_cache_alloc(t, GFP_KERNEL);
-	verdict("wrong_cache", q == p, "the object did not go back to its cache");
+	verdict(__func__, q == p, "the object did not go back to its cache");
 	kmem_cache_free(t, q);
+}
+
+/*
+ * Damage a free object and leave it for /sys/kernel/slab/.../validate to
+ * find. One object stays allocated for alloc_calls, one freed for
+ * free_calls.
+ */
+static noinline void validate(void)
+{
+	struct kmem_cache *s = make_cache("slqb_dbg_validate");
+	void *keep;
+	u8 *p;
+
+	if (!s)
+		return;
+	keep = kmem_cache_alloc(s, GFP_KERNEL);
+	p = kmem_cache_alloc(s, GFP_KERNEL);
+	kmem_cache_free(s, p);
+	pr_info("%s: cache %s object 0x%p\n", __func__, s->name, p);
+	opaque(p)[0] = 0x42;
+	verdict(__func__, keep && p != keep, "no objects");
 }
 
 static int __init test_slqb_debug_init(void)
@@ -194,6 +215,7 @@ static int __init test_slqb_debug_init(void)
 	use_after_free();
 	free_pointer();
 	wrong_cache();
+	validate();
 	if (failures)
 		pr_err("%u FAILED\n", failures);
 	else

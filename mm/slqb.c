@@ -982,27 +982,28 @@ static bool object_start_in_slab(const struct kmem_cache *s,
 
 /*
  * Take all of @slab's free objects out of use after its free list was found
- * broken: the slab then counts as full and is kept for validation.
+ * broken. @slab is on @l's partial list; it then counts as full and stays
+ * on the full list for validation.
  */
 static void debug_retire_free_objects(struct kmem_cache *s,
 				      struct kmem_cache_list *l,
-				      struct slab *slab, void *last_good)
+				      struct slab *slab)
 {
-	unsigned int lost = 0;
-	void *p;
+	void *base = slab_address(slab);
+	unsigned int i;
 
-	if (last_good)
-		set_freepointer(s, last_good, NULL);
-	else
-		slab->freelist = NULL;
-	for (p = slab->freelist; p; p = get_freepointer(s, p))
-		lost++;
-	lost = slab_free_objects(s, slab) - lost;
-	slab->inuse += lost;
-	l->slab_free -= lost;
-	if (!slab->freelist) {
-		list_move(&slab->slab_list, &l->full);
-		l->nr_partial--;
+	l->slab_free -= slab_free_objects(s, slab);
+	slab->inuse = s->objects;
+	slab->freelist = NULL;
+	list_move(&slab->slab_list, &l->full);
+	l->nr_partial--;
+	/* They are in use now, as far as validation is concerned. */
+	for (i = 0; (s->flags & SLAB_RED_ZONE) && i < s->objects; i++) {
+		void *p = base + i * s->size;
+
+		if (red_zone_is(s, p, SLUB_RED_INACTIVE))
+			memset(p + s->object_size, SLUB_RED_ACTIVE,
+			       red_zone_end(s) - s->object_size);
 	}
 }
 
@@ -1025,8 +1026,8 @@ static bool on_freelist(struct kmem_cache *s, struct kmem_cache_list *l,
 			       p, prev, slab);
 			if (prev)
 				print_object(s, slab, prev);
-			debug_retire_free_objects(s, l, slab, prev);
-			debug_report_end(s, "free list cut; the objects after it are out of use");
+			debug_retire_free_objects(s, l, slab);
+			debug_report_end(s, "the slab's free objects are out of use");
 			return false;
 		}
 		prev = p;
@@ -1096,7 +1097,7 @@ static void *debug_take_object(struct kmem_cache *s, struct kmem_cache_list *l,
 		pr_err("0x%p, the free pointer of 0x%p, is not an object of slab 0x%p\n",
 		       next, object, slab);
 		print_object(s, slab, object);
-		debug_retire_free_objects(s, l, slab, NULL);
+		debug_retire_free_objects(s, l, slab);
 		debug_report_end(s, "the slab's free objects are out of use");
 		return NULL;
 	}
@@ -1151,7 +1152,8 @@ static void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 		}
 		spin_unlock_irqrestore(&n->list_lock, flags);
 
-		slab = new_slab(s, gfpflags | __GFP_THISNODE, node);
+		slab = new_slab(s, (gfpflags | __GFP_THISNODE) & gfp_allowed_mask,
+				node);
 		if (!slab)
 			return NULL;
 		spin_lock_irqsave(&n->list_lock, flags);
@@ -1288,7 +1290,7 @@ static unsigned long validate_slab(struct kmem_cache *s,
 	}
 	if (!map_free_objects(s, slab, map)) {
 		debug_report(s, "Free list of slab 0x%p broken", slab);
-		debug_retire_free_objects(s, l, slab, NULL);
+		debug_retire_free_objects(s, l, slab);
 		debug_report_end(s, "the slab's free objects are out of use");
 		return 1;
 	}
@@ -1296,6 +1298,8 @@ static unsigned long validate_slab(struct kmem_cache *s,
 	if (nr_free != slab_free_objects(s, slab)) {
 		debug_report(s, "Slab 0x%p counts %u objects in use, its free list has %u free",
 			     slab, slab->inuse, nr_free);
+		l->slab_free += nr_free;
+		l->slab_free -= slab_free_objects(s, slab);
 		slab->inuse = s->objects - nr_free;
 		debug_report_end(s, "count corrected");
 		errors++;
@@ -1318,7 +1322,7 @@ static void validate_cache(struct kmem_cache *s)
 	unsigned long slabs = 0, errors = 0;
 	unsigned long *map = bitmap_alloc(s->objects, GFP_KERNEL);
 	struct kmem_cache_node *n;
-	struct slab *slab;
+	struct slab *slab, *next;
 	int node;
 
 	if (!map) {
@@ -1328,7 +1332,8 @@ static void validate_cache(struct kmem_cache *s)
 	}
 	for_each_kmem_cache_node(s, node, n) {
 		spin_lock_irq(&n->list_lock);
-		list_for_each_entry(slab, &n->list.partial, slab_list) {
+		list_for_each_entry_safe(slab, next, &n->list.partial,
+					 slab_list) {
 			errors += validate_slab(s, &n->list, slab, map);
 			slabs++;
 		}
