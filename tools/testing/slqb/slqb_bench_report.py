@@ -170,9 +170,10 @@ class Ratio:
 		is larger than the difference)."""
 		return self.n > 1 and self.low <= 1.0 <= self.high
 
-	def text(self) -> str:
-		"""'0.93' with '~' when within the spread, '?' with one run."""
-		mark = '~' if self.noise else ('?' if self.n < 2 else '')
+	def text(self, exact: bool = False) -> str:
+		"""'0.93' with '~' when within the spread, '?' with one run
+		(unless exact: icount counts do not vary)."""
+		mark = '~' if self.noise else ('?' if self.n < 2 and not exact else '')
 		return f'{self.value:.2f}{mark}'
 
 
@@ -188,13 +189,18 @@ def ratio(subject: Summary, baseline: Summary) -> Optional[Ratio]:
 		     max(per_run), len(per_run))
 
 
+GROUP_ORDER = ('icount', 'tcg', 'tcg-cycles', 'sys', 'mem')
+
+
 def collect(samples: Iterable[Sample]) -> Dict[Metric, Dict[str, Summary]]:
-	"""metric -> kernel -> Summary, metrics in first-seen order."""
+	"""metric -> kernel -> Summary; metrics by group (GROUP_ORDER), then
+	in first-seen order."""
 	grouped: Dict[Metric, Dict[str, Dict[int, float]]] = {}
 	for s in samples:
 		grouped.setdefault(s.metric, {}).setdefault(s.kernel, {})[s.run] = s.value
-	return {m: {k: summarize(v) for k, v in ks.items()}
-		for m, ks in grouped.items()}
+	order = sorted(grouped, key=lambda m: GROUP_ORDER.index(m.group)
+		       if m.group in GROUP_ORDER else len(GROUP_ORDER))
+	return {m: {k: summarize(v) for k, v in grouped[m].items()} for m in order}
 
 
 def geomean(values: Sequence[float]) -> float:
@@ -204,15 +210,28 @@ def geomean(values: Sequence[float]) -> float:
 	return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
+SUMMARY_MEM_STAGES = ('boot', 'dropped')
+
+
+def in_summary(metric: Metric) -> bool:
+	"""Memory rows of the summary: Slab at every stage, the other fields
+	after boot and after drop_caches."""
+	if metric.group != 'mem':
+		return metric.group != 'tcg-cycles'
+	field, _, stage = metric.case.partition(' ')
+	return field == 'Slab' or stage in SUMMARY_MEM_STAGES
+
+
 def aggregate(samples: Sequence[Sample]) -> List[Sample]:
 	"""Per micro case, the geometric mean over object sizes, per boot:
-	metric (group, case, 'geomean', unit). Other samples pass through."""
+	metric (group, case, 'geomean', unit). Other samples pass through
+	when in_summary()."""
 	out, acc = [], {}
 	for s in samples:
 		if s.metric.group in ('icount', 'tcg'):
 			key = (s.kernel, s.run, s.metric.group, s.metric.case, s.metric.unit)
 			acc.setdefault(key, []).append(s.value)
-		elif s.metric.group != 'tcg-cycles':
+		elif in_summary(s.metric):
 			out.append(s)
 	geo = [Sample(k, r, Metric(g, c, 'geomean', u), geomean(v))
 	       for (k, r, g, c, u), v in acc.items()]
@@ -256,7 +275,7 @@ def table_rows(stats: Dict[Metric, Dict[str, Summary]],
 				   if s else '-')
 		for subj, base in pairing.columns():
 			r = ratio(per[subj], per[base]) if subj in per and base in per else None
-			row.append(r.text() if r else '-')
+			row.append(r.text(metric.group == 'icount') if r else '-')
 		rows.append(row)
 	return rows
 
@@ -293,7 +312,8 @@ def samples_csv(samples: Sequence[Sample]) -> str:
 def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
 		others: Sequence[str], count: int = 3) -> List[Tuple[Metric, float, str, Ratio]]:
 	"""The count metrics where subject is furthest behind the best of
-	others: (metric, how many times worse, best kernel, ratio)."""
+	others: (metric, how many times worse, best kernel, ratio). Rows whose
+	same-run ratios straddle 1 (noise) are left out."""
 	found = []
 	for metric, per in stats.items():
 		if metric.group in ('tcg-cycles', 'mem') or subject not in per:
@@ -309,7 +329,8 @@ def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
 			best, who = max(have, key=lambda x: x[0].median)
 			r = ratio(best, per[subject])
 			worse = r.value
-		found.append((metric, worse, who, r))
+		if not r.noise:
+			found.append((metric, worse, who, r))
 	found.sort(key=lambda x: -x[1])
 	return found[:count]
 
@@ -361,7 +382,7 @@ def write_plot(stats: Dict[Metric, Dict[str, Summary]], kernels: Sequence[str],
 	script = [f'set terminal pngcairo size {460 * cols},{380 * nrows} font "sans,10"',
 		  f'set output "{png}"', 'set datafile missing "?"',
 		  'set logscale x 2', 'set xlabel "object size (bytes)"',
-		  'set key top left', 'set grid',
+		  'set key below', 'set grid', 'set yrange [0:*]',
 		  f'set multiplot layout {nrows},{cols} title "slqb bench: medians '
 		  'by size class (only same-run ratios count under TCG)"']
 	for path, title, unit in panels:
