@@ -27,7 +27,7 @@ from slqb_util import Paths, SlqbError, quote_lines
 
 # Modules whose @check_group functions `slqb test` runs, in this order.
 GROUP_MODULES = ('slqb_selfchecks', 'slqb_userspace', 'slqb_boots',
-		 'slqb_bench_checks')
+		 'slqb_bench_checks', 'slqb_series_checks')
 
 GROUPS: Dict[str, Callable[['Context'], None]] = {}
 

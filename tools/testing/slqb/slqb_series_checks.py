@@ -1,0 +1,353 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The `series` check group: the exported series as a kernel developer
+takes it.
+
+It exports the series, applies it with git am to a git repository of the
+pristine 6.1 tree (kept under <cache>/series/am, rebuilt when Debian's
+tarball changes), compares the result with what the harness lays over its
+work tree, runs checkpatch --strict on each patch and builds each patch on
+x86_64 in order, stopping at the first that does not build.
+
+Patches before the one that adds `config SLQB` are built with the SLUB
+config of the kernels group, the others with its SLQB config (SLQB_STATS,
+SLQB_DEBUG, the KUnit suite, the debug test module, NUMA, SMP, KFENCE),
+each in its own build directory under <cache>/series/build/. The tree
+they build from, <cache>/series/src/work, is a hardlinked copy of the
+pristine tree into which only the files that differ from the previous
+step are written, so that each step rebuilds only what it changed.
+"""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from typing import List, Optional, Sequence, Tuple
+
+from slqb_build import (KernelSpec, build_env, first_build_error, fragments,
+			generate_config, make_command, parse_config,
+			run_make_logged)
+from slqb_checks import CheckFailed, Context, check_group
+from slqb_series import (Step, export_series, git, load_plan, pristine_base,
+			 series_patches)
+from slqb_tree import (describe_base, pristine_stamp_path, read_json,
+		       same_file, stage_tree, tree_has_slqb)
+from slqb_util import (BuildLock, Paths, SlqbError, ensure_packages,
+		       fmt_duration, log, quote_lines, read_text, run, sha1_of,
+		       wait_for_foreign_builds, write_text)
+
+CHECKPATCH_TIMEOUT_S = 900
+BUILD_TIMEOUT_S = 3 * 3600
+TOTAL_RE = re.compile(r'^total: (\d+) errors?, (\d+) warnings?, (?:(\d+) checks?, )?')
+
+
+def series_paths(paths: Paths) -> Paths:
+	"""Paths whose work tree and build folders live in <cache>/series."""
+	return Paths(repo=paths.repo, cache=os.path.join(paths.cache, 'series'))
+
+
+# ---------------------------------------------------------------- git am
+
+def fresh_am_tree(paths: Paths, am: str) -> None:
+	"""A git repository of the whole pristine tree, tagged 'pristine'."""
+	log('series: making a git repository of the pristine tree (~30 s, once '
+	    'per Debian update)')
+	shutil.rmtree(am, ignore_errors=True)
+	os.makedirs(os.path.dirname(am), exist_ok=True)
+	run(['cp', '-al', paths.pristine, am], timeout=1800)
+	env = dict(os.environ, GIT_AUTHOR_NAME='slqb', GIT_AUTHOR_EMAIL='slqb@localhost',
+		   GIT_COMMITTER_NAME='slqb', GIT_COMMITTER_EMAIL='slqb@localhost')
+	git(am, 'init', '-q')
+	git(am, 'config', 'user.name', 'slqb')
+	git(am, 'config', 'user.email', 'slqb@localhost')
+	git(am, 'add', '-A', '-f')
+	git(am, 'commit', '-q', '-m', f'Linux {describe_base(paths)}', env=env)
+	git(am, 'tag', 'pristine')
+
+
+def clean_am_tree(paths: Paths, am: str) -> None:
+	"""The am repository at the pristine commit, nothing else in it.
+
+	Files git is about to rewrite are unlinked by git first, so the
+	hardlinks into the pristine tree are never written through.
+	"""
+	stamp_file = am + '.stamp'
+	stamp = repr(read_json(pristine_stamp_path(paths)))
+	if read_text(stamp_file, '') != stamp or not os.path.isdir(os.path.join(am, '.git')):
+		if os.path.exists(stamp_file):
+			os.unlink(stamp_file)
+		fresh_am_tree(paths, am)
+		write_text(stamp_file, stamp)
+		return
+	run(['git', '-C', am, 'am', '--abort'], timeout=120, check=False)
+	git(am, 'checkout', '-q', '-f', '--detach', 'pristine')
+	git(am, 'clean', '-q', '-f', '-d', '-x')
+
+
+def git_am(am: str, patch_files: Sequence[str]) -> List[str]:
+	"""git am of the series; returns the new commits, oldest first."""
+	proc = run(['git', '-C', am, 'am', '--empty=drop', *patch_files],
+		   timeout=600, check=False)
+	if proc.returncode != 0:
+		said = proc.stdout.strip().splitlines()[-12:]
+		run(['git', '-C', am, 'am', '--abort'], timeout=120, check=False)
+		raise CheckFailed('git am refused the series:\n' + quote_lines(said))
+	commits = git(am, 'rev-list', '--reverse', 'pristine..HEAD').split()
+	if len(commits) != len(patch_files) - 1:
+		raise CheckFailed(f'git am made {len(commits)} commits from '
+				  f'{len(patch_files) - 1} patches')
+	return commits
+
+
+# ---------------------------------------------------------------- compare
+
+def compare_with_work(paths: Paths, am: str, base: str) -> None:
+	"""The am result equals what the harness lays over its work tree."""
+	with tempfile.TemporaryDirectory(prefix='slqb-series-stage.') as stage:
+		desired = stage_tree(paths.pristine, paths.repo, stage, base)
+		changed = set(git(am, 'diff', '--name-only', 'pristine', 'HEAD').split())
+		problems = []
+		for path, kind in sorted(desired.items()):
+			there = os.path.join(am, path)
+			if kind == 'deleted':
+				if os.path.lexists(there):
+					problems.append(f'{path}: should be deleted')
+			elif not os.path.isfile(there):
+				problems.append(f'{path}: missing after git am')
+			elif not same_file(os.path.join(stage, path), there):
+				problems.append(f'{path}: content or mode differs')
+		problems += [f'{p}: changed by the series, not by the harness'
+			     for p in sorted(changed - set(desired))]
+	if problems:
+		raise CheckFailed(f'{len(problems)} paths differ from the harness '
+				  'work tree:\n' + quote_lines(problems[:12]))
+
+
+# ---------------------------------------------------------------- checkpatch
+
+def checkpatch(paths: Paths, tree: str, patch: str) -> Tuple[int, int, int, List[str]]:
+	"""scripts/checkpatch.pl --strict on one patch: errors, warnings,
+	checks and the report lines."""
+	script = os.path.join(paths.pristine, 'scripts', 'checkpatch.pl')
+	proc = run(['perl', script, '--strict', '--no-color', '--show-types',
+		    '--root', tree, patch],
+		   timeout=CHECKPATCH_TIMEOUT_S, check=False, cwd=tree)
+	lines = proc.stdout.splitlines()
+	for line in lines:
+		m = TOTAL_RE.match(line)
+		if m:
+			return int(m.group(1)), int(m.group(2)), int(m.group(3) or 0), lines
+	raise CheckFailed('checkpatch printed no total line:\n' +
+			  quote_lines(lines[-10:]))
+
+
+def checkpatch_check(paths: Paths, tree: str, patch: str, step: Step) -> None:
+	"""Fails unless checkpatch --strict says 0 errors and 0 warnings."""
+	errors, warnings, checks, lines = checkpatch(paths, tree, patch)
+	log(f'series: checkpatch {os.path.basename(patch)}: {errors} errors, '
+	    f'{warnings} warnings, {checks} checks')
+	if errors or warnings:
+		reports = [l for l in lines if re.match(r'^(ERROR|WARNING)', l)]
+		raise CheckFailed(f'checkpatch --strict: {errors} errors, {warnings} '
+				  'warnings:\n' + quote_lines(reports[:12]))
+
+
+# ---------------------------------------------------------------- builds
+
+def fresh_build_tree(spaths: Paths, paths: Paths) -> None:
+	"""<cache>/series/src/work as a hardlinked copy of pristine."""
+	log('series: creating the build tree (hardlinked copy of pristine)')
+	shutil.rmtree(spaths.work, ignore_errors=True)
+	os.makedirs(spaths.src, exist_ok=True)
+	run(['cp', '-al', paths.pristine, spaths.work], timeout=1800)
+
+
+def git_blob(am: str, commit: str, path: str) -> bytes:
+	"""A file's bytes at a commit."""
+	proc = subprocess.run(['git', '-C', am, 'show', f'{commit}:{path}'],
+			      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+			      timeout=60, check=False)
+	if proc.returncode != 0:
+		raise SlqbError(f'git show {commit}:{path} failed: '
+				f'{proc.stderr.decode(errors="replace").strip()}')
+	return proc.stdout
+
+
+def read_bytes(path: str) -> Optional[bytes]:
+	"""A file's bytes, or None when it is missing."""
+	try:
+		with open(path, 'rb') as f:
+			return f.read()
+	except FileNotFoundError:
+		return None
+
+
+def sync_step(am: str, commit: str, tree: str, touched: Sequence[str]) -> int:
+	"""Writes the touched paths as they are at commit; returns how many
+	changed. Unchanged files keep their mtime, so make skips them; a
+	changed one is unlinked first, never written through a hardlink."""
+	present = set(git(am, 'ls-tree', '-r', '--name-only', commit).split('\n'))
+	changed = 0
+	for path in touched:
+		dst = os.path.join(tree, path)
+		if path not in present:
+			if os.path.lexists(dst):
+				os.unlink(dst)
+				changed += 1
+			continue
+		data = git_blob(am, commit, path)
+		if read_bytes(dst) != data:
+			if os.path.lexists(dst):
+				os.unlink(dst)
+			os.makedirs(os.path.dirname(dst), exist_ok=True)
+			with open(dst, 'wb') as f:
+				f.write(data)
+			changed += 1
+	return changed
+
+
+def kconfig_key(tree: str, touched: Sequence[str]) -> str:
+	"""Digest of the Kconfig files the series touches, as they are now."""
+	kconfigs = sorted(p for p in touched if os.path.basename(p).startswith('Kconfig'))
+	return sha1_of(*[(p, read_text(os.path.join(tree, p), '')) for p in kconfigs])
+
+
+def configure_step(spaths: Paths, spec: KernelSpec, touched: Sequence[str]) -> None:
+	"""The harness's config for spec, regenerated when Kconfig changed.
+
+	Options a step's tree does not know yet are expected to be missing;
+	the allocator itself must be there."""
+	build = spec.build_dir(spaths)
+	os.makedirs(build, exist_ok=True)
+	frags = fragments(spec, spaths)
+	key = sha1_of(spec, kconfig_key(spaths.work, touched),
+		      *[read_text(p) for _, p in frags])
+	key_file = os.path.join(build, '.slqb-series-key')
+	if read_text(key_file, '').strip() != key or \
+	   not os.path.isfile(os.path.join(build, '.config')):
+		if os.path.exists(key_file):
+			os.unlink(key_file)
+		generate_config(spaths, spec, frags)
+		write_text(key_file, key + '\n')
+	config = parse_config(read_text(os.path.join(build, '.config')))
+	want = f'CONFIG_{spec.alloc.upper()}'
+	if config.get(want) != 'y':
+		raise CheckFailed(f'the {spec.name} config has no {want}=y')
+
+
+def build_step(paths: Paths, spaths: Paths, spec: KernelSpec, label: str) -> str:
+	"""make bzImage (and modules) for the tree as it is; returns a note."""
+	config = read_text(os.path.join(spec.build_dir(spaths), '.config'))
+	targets = ['bzImage'] + (['modules'] if re.search(r'=m$', config, re.M) else [])
+	log_path = paths.new_log(f'series-build-{label}')
+	wait_for_foreign_builds()
+	start = time.monotonic()
+	status, lines = run_make_logged(make_command(spaths, spec, *targets),
+					build_env(paths), log_path, BUILD_TIMEOUT_S)
+	took = fmt_duration(time.monotonic() - start)
+	if status != 0:
+		first = [l.replace(spaths.work + '/', '') for l in first_build_error(lines)]
+		raise CheckFailed(f'does not build ({spec.name}, make exit {status}). '
+				  f'First error:\n{quote_lines(first)}\nBuild log: {log_path}')
+	compiled = sum(1 for l in lines if re.match(r'\s+(CC|LD|AS)\s', l))
+	return f'{spec.name}, {compiled} objects compiled or linked in {took}'
+
+
+def build_slqbinfo(tree: str) -> None:
+	"""tools/vm/slqbinfo.c compiles warning-free with tools/vm's flags."""
+	src = os.path.join(tree, 'tools', 'vm', 'slqbinfo.c')
+	with tempfile.TemporaryDirectory(prefix='slqb-series-tool.') as tmp:
+		proc = run(['gcc', '-Wall', '-Wextra', '-I', os.path.join(tree, 'tools', 'lib'),
+			    '-o', os.path.join(tmp, 'slqbinfo'), src], timeout=300, check=False)
+	if proc.returncode != 0 or proc.stdout.strip():
+		raise CheckFailed('tools/vm/slqbinfo.c does not build cleanly:\n' +
+				  quote_lines(proc.stdout.strip().splitlines()[:10]))
+
+
+def step_touches(am: str, commit: str, prefix: str) -> bool:
+	"""Whether the commit changes a path below prefix."""
+	return any(p.startswith(prefix) for p in
+		   git(am, 'diff-tree', '--no-commit-id', '--name-only', '-r', commit).split())
+
+
+def build_all(ctx: Context, am: str, commits: Sequence[str],
+	      names: Sequence[str]) -> None:
+	"""Builds each step in order; the first failure stops the rest."""
+	paths = ctx.paths
+	spaths = series_paths(paths)
+	touched = git(am, 'diff', '--name-only', 'pristine', 'HEAD').split()
+	with BuildLock(paths):
+		if read_text(os.path.join(spaths.src, 'tree.stamp'), '') != \
+		   repr(read_json(pristine_stamp_path(paths))) or not os.path.isdir(spaths.work):
+			fresh_build_tree(spaths, paths)
+			write_text(os.path.join(spaths.src, 'tree.stamp'),
+				   repr(read_json(pristine_stamp_path(paths))))
+		failed: Optional[str] = None
+		for number, (commit, name) in enumerate(zip(commits, names), 1):
+			if failed:
+				ctx.record(name, False, f'not built: {failed} does not build')
+				continue
+
+			def one(commit: str = commit, number: int = number) -> bool:
+				changed = sync_step(am, commit, spaths.work, touched)
+				alloc = 'slqb' if tree_has_slqb(spaths.work) else 'slub'
+				spec = KernelSpec(alloc)
+				configure_step(spaths, spec, touched)
+				note = build_step(paths, spaths, spec, f'{number:04d}')
+				if step_touches(am, commit, 'tools/vm/'):
+					build_slqbinfo(spaths.work)
+					note += '; slqbinfo built'
+				log(f'series: patch {number}: {changed} files changed; {note}')
+				return True
+			if ctx.check(name, one) is None:
+				failed = f'patch {number}'
+
+
+# ---------------------------------------------------------------- group
+
+def check_names(steps: Sequence[Step]) -> Tuple[List[str], List[str]]:
+	"""The per-patch checkpatch and build check names."""
+	n = len(steps)
+	cp = [f'series: {i}/{n} checkpatch --strict: {s.subject}' for i, s in enumerate(steps, 1)]
+	bd = [f'series: {i}/{n} builds (x86_64): {s.subject}' for i, s in enumerate(steps, 1)]
+	return cp, bd
+
+
+@check_group('series')
+def series_checks(ctx: Context) -> None:
+	"""Export, git am on pristine 6.1, compare, checkpatch, bisect builds."""
+	start = time.monotonic()
+	ensure_packages(['git', 'patch', 'perl'])
+	paths = ctx.paths
+	fixed = ['series: the plan carries every quilt patch and new file once',
+		 'series: slqb series exports it', 'series: git am on a clean 6.1 tree',
+		 'series: the result equals the harness work tree']
+	ctx.expect(fixed[:2])
+	steps = ctx.check(fixed[0], lambda: load_plan(paths.repo))
+	if not steps:
+		return
+	cp_names, build_names = check_names(steps)
+	ctx.expect(fixed[2:] + cp_names + build_names)
+	out = os.path.join(ctx.scratch, 'series')
+	exported = ctx.check(fixed[1], lambda: export_series(paths, out))
+	if not exported:
+		return
+	files, base = exported
+	am = os.path.join(series_paths(paths).cache, 'am')
+	pristine_base(paths)
+	clean_am_tree(paths, am)
+	commits = ctx.check(fixed[2], lambda: git_am(am, files))
+	if not commits:
+		return
+	ctx.check(fixed[3], lambda: compare_with_work(paths, am, base))
+	for name, patch, step in zip(cp_names, series_patches(files), steps):
+		if step.exempt:
+			errors, warnings, checks, _ = checkpatch(paths, am, patch)
+			ctx.skip(name, f'exempt ({step.exempt}); checkpatch says '
+				 f'{errors} errors, {warnings} warnings, {checks} checks')
+			ctx.expected.remove(name)
+			continue
+		ctx.check(name, lambda p=patch, s=step: checkpatch_check(paths, am, p, s))
+	build_all(ctx, am, commits, build_names)
+	log(f'series: group took {fmt_duration(time.monotonic() - start)}')
