@@ -7,6 +7,7 @@ import json
 import shlex
 from typing import List, Optional, Tuple
 
+from slqb_arch import arch_of
 from slqb_build import KernelSpec, build_kernel, config_value, configure
 from slqb_initramfs import build_initramfs
 from slqb_qemu import GuestRun, Shape, qemu_command, run_guest
@@ -106,7 +107,8 @@ def prepare_kernel(paths: Paths, spec: KernelSpec) -> Prepared:
 def kernel_cmdline(prepared: Prepared, req: BootRequest) -> str:
 	"""console=ttyS0, panic=-1 (QEMU exits), the guest's parameters, and
 	the user's --append last (the guest init takes the last value)."""
-	parts = ['console=ttyS0', 'panic=-1', 'printk.devkmsg=on',
+	console = arch_of(prepared.spec.arch).console
+	parts = [f'console={console}', 'panic=-1', 'printk.devkmsg=on',
 		 f'slqbtest.mode={req.mode}', f'slqbtest.stress={req.stress}',
 		 f'slqbtest.alloc={prepared.spec.alloc}', req.shape.cmdline(),
 		 req.append]
@@ -158,7 +160,8 @@ def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest) -> BootOutco
 	"""Boots prepared in QEMU as req says and judges the console."""
 	req.shape.validate(prepared.nr_cpus)
 	cmdline = kernel_cmdline(prepared, req)
-	cmd = qemu_command(prepared.bzimage, prepared.initrd, req.shape, cmdline)
+	cmd = qemu_command(prepared.bzimage, prepared.initrd, req.shape, cmdline,
+			   arch=prepared.spec.arch)
 	log_path = paths.new_log(f'boot-{prepared.spec.name}-{req.shape.label()}')
 	append_log(log_path, [f'base: {prepared.base}', f'kernel: {prepared.spec.name}',
 			      f'shape: {req.shape.describe()}', '$ ' + shlex.join(cmd)])

@@ -15,11 +15,12 @@ import subprocess
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from slqb_arch import DEFAULT_ARCH, arch_of
 from slqb_util import (HARNESS_DIR, LineSplitter, Paths, SlqbError,
 		       fmt_duration, log, pump, quote_lines, read_text, run,
 		       sha1_of, stop_process, warn, write_text)
 
-ARCH = 'x86_64'
+ARCH = DEFAULT_ARCH
 ALLOCATORS = ('slqb', 'slub', 'slab', 'slob')
 CONFIG_DIR = os.path.join(HARNESS_DIR, 'configs')
 BUILD_TIMEOUT_S = 3 * 3600
@@ -35,14 +36,16 @@ VALUE_RE = re.compile(r'^(y|n|m|-?\d+|0x[0-9a-fA-F]+|"[^"]*")$')
 
 @dataclasses.dataclass(frozen=True)
 class KernelSpec:
-	"""Which kernel to build: an allocator and extra config lines."""
+	"""Which kernel to build: an allocator, extra config lines and the
+	architecture (see slqb_arch; left out of repr, so x86_64 keys stay)."""
 	alloc: str
 	extras: Tuple[str, ...] = ()
+	arch: str = dataclasses.field(default=ARCH, repr=False)
 
 	@property
 	def name(self) -> str:
 		"""x86_64-slub, or x86_64-slub-<hash> with extras."""
-		name = f'{ARCH}-{self.alloc}'
+		name = f'{self.arch}-{self.alloc}'
 		if self.extras:
 			name += '-' + sha1_of(*self.extras)[:8]
 		return name
@@ -51,7 +54,7 @@ class KernelSpec:
 		return os.path.join(paths.builds, self.name)
 
 	def bzimage(self, paths: Paths) -> str:
-		return os.path.join(self.build_dir(paths), 'arch', 'x86', 'boot', 'bzImage')
+		return os.path.join(self.build_dir(paths), arch_of(self.arch).image)
 
 
 def parse_kconfig_option(text: str) -> Tuple[str, str]:
@@ -76,8 +79,11 @@ def parse_config(text: str) -> Dict[str, str]:
 
 def fragments(spec: KernelSpec, paths: Paths) -> List[Tuple[str, str]]:
 	"""(label, path) of the config fragments for spec, in merge order."""
-	frags = [('base.config', os.path.join(CONFIG_DIR, 'base.config')),
-		 (f'alloc-{spec.alloc}.config',
+	frags = [('base.config', os.path.join(CONFIG_DIR, 'base.config'))]
+	arch_frag = os.path.join(CONFIG_DIR, f'arch-{spec.arch}.config')
+	if os.path.isfile(arch_frag):
+		frags.append((f'arch-{spec.arch}.config', arch_frag))
+	frags += [(f'alloc-{spec.alloc}.config',
 		  os.path.join(CONFIG_DIR, f'alloc-{spec.alloc}.config'))]
 	if spec.extras:
 		extra = os.path.join(spec.build_dir(paths), 'slqb-extra.config')
@@ -87,10 +93,13 @@ def fragments(spec: KernelSpec, paths: Paths) -> List[Tuple[str, str]]:
 
 
 def make_command(paths: Paths, spec: KernelSpec, *targets: str) -> List[str]:
-	"""make -C <work> O=<build> ARCH=x86_64 -jN CC='ccache gcc' targets."""
+	"""make -C <work> O=<build> ARCH=x86_64 -jN CC='ccache gcc' targets
+	(with CROSS_COMPILE= for a cross-compiled architecture)."""
+	arch = arch_of(spec.arch)
+	cross = [f'CROSS_COMPILE={arch.cross}'] if arch.cross else []
 	return ['make', '-C', paths.work, f'O={spec.build_dir(paths)}',
-		f'ARCH={ARCH}', f'-j{os.cpu_count() or 1}', 'CC=ccache gcc',
-		*targets]
+		f'ARCH={arch.make_arch}', *cross, f'-j{os.cpu_count() or 1}',
+		f'CC={arch.cc}', *targets]
 
 
 def build_env(paths: Paths) -> Dict[str, str]:
@@ -242,7 +251,8 @@ def run_make_logged(cmd: Sequence[str], env: Dict[str, str], log_path: str,
 def build_kernel(paths: Paths, spec: KernelSpec, base: str) -> str:
 	"""Builds bzImage (and modules if any) for spec; returns bzImage path."""
 	config = read_text(os.path.join(spec.build_dir(paths), '.config'))
-	targets = ['bzImage'] + (['modules'] if re.search(r'=m$', config, re.M) else [])
+	targets = [arch_of(spec.arch).target] + \
+		(['modules'] if re.search(r'=m$', config, re.M) else [])
 	log_path = paths.new_log(f'build-{spec.name}')
 	write_text(log_path, f'# slqb build of {spec.name} on {base}\n')
 	log(f'build: {spec.name} ({" ".join(targets)}), log: {log_path}')

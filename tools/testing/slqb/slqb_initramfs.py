@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from typing import Dict, List, Optional, Tuple
 
+from slqb_arch import DEFAULT_ARCH, MINI_INIT_SOURCE, arch_of
 from slqb_build import KernelSpec, first_build_error
 from slqb_util import (HARNESS_DIR, Paths, SlqbError, file_sha1, log,
 		       quote_lines, read_text, run, sha1_of, warn, write_text)
@@ -190,6 +191,27 @@ def describe_initramfs(paths: Paths, spec: KernelSpec,
 	return cpio
 
 
+def mini_init_initramfs(paths: Paths, spec: KernelSpec) -> CpioList:
+	"""Other architectures: guest/mini-init.c, compiled statically with
+	the arch's cross compiler, as /init, and nothing else."""
+	out = os.path.join(spec.build_dir(paths), 'slqb-tools', 'mini-init')
+	if not os.path.exists(out) or \
+	   os.path.getmtime(out) < os.path.getmtime(MINI_INIT_SOURCE):
+		os.makedirs(os.path.dirname(out), exist_ok=True)
+		proc = run([arch_of(spec.arch).user_cc, '-O2', '-Wall', '-static',
+			    '-o', out, MINI_INIT_SOURCE], timeout=300, check=False)
+		if proc.returncode != 0:
+			raise SlqbError('guest/mini-init.c does not compile for '
+					f'{spec.arch}:\n' + quote_lines(
+						first_build_error(proc.stdout.splitlines())))
+	cpio = CpioList()
+	for name in ('/proc', '/sys', '/dev', '/tmp'):
+		cpio.add_dir(name)
+	cpio.add_node('/dev/console', '0600', 'c', 5, 1)
+	cpio.add_file('/init', out)
+	return cpio
+
+
 def build_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False) -> str:
 	"""Builds (or reuses) <build>/slqb-initramfs.cpio.gz (with bench,
 	slqb-bench-initramfs.cpio.gz); returns its path."""
@@ -197,7 +219,10 @@ def build_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False) -> str:
 	prefix = 'slqb-bench' if bench else 'slqb'
 	out = os.path.join(build, f'{prefix}-initramfs.cpio.gz')
 	key_file = out + '.key'
-	cpio = describe_initramfs(paths, spec, bench)
+	if spec.arch != DEFAULT_ARCH:
+		cpio = mini_init_initramfs(paths, spec)
+	else:
+		cpio = describe_initramfs(paths, spec, bench)
 	tool = gen_init_cpio(paths)
 	key = sha1_of(cpio.key(), file_sha1(tool))
 	if os.path.isfile(out) and read_text(key_file, '').strip() == key:

@@ -12,6 +12,7 @@ import sys
 import time
 from typing import List, Optional, Sequence, Tuple
 
+from slqb_arch import DEFAULT_ARCH, arch_of
 from slqb_report import VERDICT_RE
 from slqb_util import LineSplitter, SlqbError, pump, stop_process
 
@@ -104,8 +105,8 @@ class Shape:
 
 
 def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
-		 icount: bool = False) -> List[str]:
-	"""The full qemu-system-x86_64 command line.
+		 icount: bool = False, arch: str = DEFAULT_ARCH) -> List[str]:
+	"""The full qemu-system-x86_64 (or arch's QEMU) command line.
 
 	icount: one TCG thread and -icount shift=0,sleep=off, so that the guest
 	TSC counts guest instructions (one vCPU only: SMP bring-up hangs).
@@ -114,7 +115,8 @@ def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
 		raise SlqbError(f'-icount needs 1 vCPU, not {shape.cpus}', exit_code=2)
 	accel = ['-accel', 'tcg', '-icount', 'shift=0,sleep=off'] if icount \
 		else ['-accel', 'tcg,thread=multi']
-	return [QEMU, *accel, '-cpu', 'max',
+	machine = arch_of(arch).qemu
+	return [machine[0], *accel, *machine[1:],
 		*shape.qemu_args(), '-nographic', '-no-reboot',
 		'-kernel', bzimage, '-initrd', initrd, '-append', append]
 

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: GPL-2.0
+"""`slqb test --arch arm64|i386`: SLQB built and booted on another
+architecture, with the KUnit suite at boot.
+
+These runs are not part of the default `slqb test` (CI): each needs a
+cross or 32-bit kernel build of its own, and arm64 boots slowly under
+TCG. The boots use the small static /init of guest/mini-init.c.
+"""
+
+from typing import Callable, Dict, List
+
+from slqb_arch import arch_of
+from slqb_boot import BootRequest, boot_kernel, prepare_kernel
+from slqb_build import KernelSpec
+from slqb_checks import CheckFailed, Context
+from slqb_qemu import Shape
+from slqb_util import SlqbError
+
+ARCH_TIMEOUT_S = 1200
+# The shapes each architecture boots. i386 has no NUMA (see
+# configs/arch-i386.config); arm64 gets two nodes with memory.
+ARCH_SHAPES: Dict[str, List[Shape]] = {
+	'arm64': [Shape(cpus=2, nodes=2)],
+	'i386': [Shape(cpus=2, nodes=1)],
+}
+SLQB_SUITE = 'slqb'
+
+
+def boot_check(ctx: Context, prepared, shape: Shape) -> None:
+	"""One boot: guest PASS, no kernel reports, the slqb suite ran clean."""
+	console = 'stream' if ctx.verbose else 'markers'
+	req = BootRequest(shape=shape, mode='boot', stress=0,
+			  timeout=ARCH_TIMEOUT_S, console=console)
+	outcome = boot_kernel(ctx.paths, prepared, req)
+	if not outcome.ok:
+		raise CheckFailed(f'{len(outcome.errors)} problems:\n' +
+				  '\n'.join(outcome.errors))
+	suite = next((s for s in outcome.ktap.suites if s.name == SLQB_SUITE), None)
+	if suite is None:
+		raise CheckFailed(f'the {SLQB_SUITE} KUnit suite did not run:\n' +
+				  '\n'.join(outcome.ktap.summary()))
+	passed, failed, skipped = outcome.ktap.count()
+	print(f'    KUnit: {len(suite.children)} {SLQB_SUITE} tests; all suites: '
+	      f'{passed} passed, {failed} failed, {skipped} skipped; guest ran '
+	      f'{outcome.run.elapsed:.0f}s', flush=True)
+
+
+def arch_group(arch_name: str) -> Callable[[Context], None]:
+	"""The check group for one architecture."""
+	arch = arch_of(arch_name)
+	shapes = ARCH_SHAPES.get(arch.name)
+	if not shapes:
+		raise SlqbError(f'`slqb test --arch {arch.name}` has no boots: '
+				'x86_64 is what plain `slqb test` runs', exit_code=2)
+
+	def group(ctx: Context) -> None:
+		build = f'{arch.name}: SLQB kernel builds'
+		boots = [f'{arch.name}: SLQB boots {s.label()} with the KUnit suite'
+			 for s in shapes]
+		ctx.expect([build] + boots)
+		spec = KernelSpec('slqb', arch=arch.name)
+		prepared = ctx.check(build, lambda: prepare_kernel(ctx.paths, spec))
+		if not prepared:
+			return
+		for name, shape in zip(boots, shapes):
+			ctx.check(name, lambda s=shape: boot_check(ctx, prepared, s))
+	return group
+
+
+def arch_groups(arch_name: str) -> Dict[str, Callable[[Context], None]]:
+	"""What `slqb test --arch NAME` runs."""
+	return {f'arch-{arch_name}': arch_group(arch_name)}
