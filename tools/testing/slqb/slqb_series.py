@@ -249,11 +249,13 @@ def commit_step(git_dir: str, repo: str, step: Step, date: str) -> None:
 # ---------------------------------------------------------------- cover
 
 def benchmark_table(readme: str) -> List[str]:
-	"""The last section of README.slqb whose title mentions benchmarks."""
+	"""The last section of README.slqb whose title mentions benchmarks
+	(or bench results): the latest benchmark table, by convention."""
 	lines = read_text(readme, '').splitlines()
 	heads = [i for i in range(len(lines) - 1)
 		 if lines[i].strip() and re.fullmatch(r'[-=~]{3,}', lines[i + 1].strip())]
-	found = [i for i in heads if 'benchmark' in lines[i].lower()]
+	found = [i for i in heads if 'benchmark' in lines[i].lower() or
+		 ('bench' in lines[i].lower() and 'result' in lines[i].lower())]
 	if not found:
 		return []
 	start = found[-1]
