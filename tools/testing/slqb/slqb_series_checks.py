@@ -142,15 +142,23 @@ def checkpatch(paths: Paths, tree: str, patch: str) -> Tuple[int, int, int, List
 			  quote_lines(lines[-10:]))
 
 
+def reports_of(lines: Sequence[str]) -> List[str]:
+	"""checkpatch's ERROR and WARNING paragraphs (message, where, line)."""
+	out = []
+	for i, line in enumerate(lines):
+		if re.match(r'^(ERROR|WARNING)', line):
+			out += [l for l in lines[i:i + 3] if l.strip()]
+	return out
+
+
 def checkpatch_check(paths: Paths, tree: str, patch: str, step: Step) -> None:
 	"""Fails unless checkpatch --strict says 0 errors and 0 warnings."""
 	errors, warnings, checks, lines = checkpatch(paths, tree, patch)
 	log(f'series: checkpatch {os.path.basename(patch)}: {errors} errors, '
 	    f'{warnings} warnings, {checks} checks')
 	if errors or warnings:
-		reports = [l for l in lines if re.match(r'^(ERROR|WARNING)', l)]
 		raise CheckFailed(f'checkpatch --strict: {errors} errors, {warnings} '
-				  'warnings:\n' + quote_lines(reports[:12]))
+				  'warnings:\n' + quote_lines(reports_of(lines)[:24]))
 
 
 # ---------------------------------------------------------------- builds
