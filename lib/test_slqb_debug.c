@@ -15,8 +15,11 @@
 
 #include <linux/compiler.h>
 #include <linux/gfp.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+
+#include "../mm/slab.h"
 
 #define OBJ_SIZE	40	/* leaves a red zone between objects */
 

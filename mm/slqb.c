@@ -1163,6 +1163,32 @@ static void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 	}
 }
 
+/*
+ * Put @object back into @slab, owned by the node list @l, under its lock.
+ * Unlike slab_put_object(), keep an empty slab while it is the list's only
+ * partial one (see debug_release_empty_slabs()).
+ */
+static void debug_put_object(struct kmem_cache *s, struct kmem_cache_list *l,
+			     struct slab *slab, void *object,
+			     struct list_head *discard)
+{
+	if (slab->inuse == s->objects) {
+		list_move(&slab->slab_list, &l->partial);
+		l->nr_partial++;
+	}
+	set_freepointer(s, object, slab->freelist);
+	slab->freelist = object;
+	slab->inuse--;
+	l->slab_free++;
+	if (!slab->inuse && l->nr_partial > 1) {
+		list_move(&slab->slab_list, discard);
+		l->nr_partial--;
+		l->slab_free -= s->objects;
+		atomic_long_dec(&l->nr_slabs);
+		stat(l, FLUSH_SLAB_FREE);
+	}
+}
+
 /* Checks before a free. Called with the node's list_lock held. */
 static bool debug_free_checks(struct kmem_cache *s, struct kmem_cache_list *l,
 			      struct slab *slab, void *object)
@@ -1222,11 +1248,39 @@ static noinline void debug_slab_free(struct kmem_cache *s, struct slab *slab,
 	if (s->flags & SLAB_STORE_USER)
 		set_track(s, object, TRACK_FREE, addr, handle);
 	debug_mark_free(s, object);
-	if (slab->inuse == s->objects)
-		list_del(&slab->slab_list);
 	stat(&n->list, FREE);
-	slab_put_object(s, &n->list, slab, object, &discard);
+	debug_put_object(s, &n->list, slab, object, &discard);
 	spin_unlock_irqrestore(&n->list_lock, flags);
+	discard_slabs(s, &discard);
+}
+
+/*
+ * Give the free empty slabs of @s's node lists back: a debugged cache keeps
+ * its last empty slab, so that a double free or a use after free of its
+ * last object still lands in a slab that can tell.
+ */
+static void debug_release_empty_slabs(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	struct slab *slab, *next;
+	LIST_HEAD(discard);
+	int node;
+
+	if (!slqb_debug_cache(s))
+		return;
+	for_each_kmem_cache_node(s, node, n) {
+		spin_lock_irq(&n->list_lock);
+		list_for_each_entry_safe(slab, next, &n->list.partial,
+					 slab_list) {
+			if (slab->inuse)
+				continue;
+			list_move(&slab->slab_list, &discard);
+			n->list.nr_partial--;
+			n->list.slab_free -= s->objects;
+			atomic_long_dec(&n->list.nr_slabs);
+		}
+		spin_unlock_irq(&n->list_lock);
+	}
 	discard_slabs(s, &discard);
 }
 
@@ -1610,6 +1664,10 @@ static inline slab_flags_t debug_cache_flags(slab_flags_t flags,
 	return flags;
 }
 
+static inline void debug_release_empty_slabs(struct kmem_cache *s)
+{
+}
+
 #endif /* CONFIG_SLQB_DEBUG */
 
 /* Clear the free pointer if it lies inside the object (init_on_free). */
@@ -1985,6 +2043,7 @@ int __kmem_cache_shrink(struct kmem_cache *s)
 	cpus_read_lock();
 	drain_all_cpus_locked(s);
 	cpus_read_unlock();
+	debug_release_empty_slabs(s);
 	cache_totals(s, &t);
 	return t.partial ? 1 : 0;
 }
@@ -2002,6 +2061,7 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 	struct slqb_totals t;
 
 	drain_all_cpus_locked(s);
+	debug_release_empty_slabs(s);
 	cache_totals(s, &t);
 	if (!t.slabs) {
 		forget_early_aliases(s);

@@ -167,6 +167,8 @@ static inline unsigned int obj_to_index(const struct kmem_cache *cache,
 static inline int objs_per_slab(const struct kmem_cache *cache,
 				const struct slab *slab)
 {
+	if (is_kfence_address(slab_address(slab)))
+		return 1;
 	return cache->objects;
 }
 
