@@ -21,7 +21,7 @@ from slqb_util import (BuildLock, Paths, SlqbError, fmt_duration, log,
 		       quote_lines, wait_for_foreign_builds)
 
 DEFAULT_TIMEOUT_S = 600
-GUEST_MODES = ('boot', 'quick', 'shell', 'hang')
+GUEST_MODES = ('boot', 'quick', 'shell', 'hang', 'modules')
 
 
 @dataclasses.dataclass

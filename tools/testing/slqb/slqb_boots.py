@@ -15,7 +15,7 @@ from slqb_boot import (BootOutcome, BootRequest, Prepared, boot_kernel,
 from slqb_build import KernelSpec
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_qemu import Shape
-from slqb_report import strip_printk
+from slqb_report import classify, strip_printk
 from slqb_util import SlqbError
 
 
@@ -45,6 +45,8 @@ class Boot:
 # Boots that run the kernel's own slab self-tests; init_on_alloc and
 # init_on_free put the allocator's initialisation paths under test too.
 SELFTESTS = 'init_on_alloc=1 init_on_free=1 slqbtest.selftests=1'
+KFENCE = 'kfence.sample_interval=100 slqbtest.load=kfence_test'
+DEBUG_NO_CACHE = 'no_such_cache'
 STRESS = 45
 
 BOOTS = [
@@ -64,6 +66,18 @@ BOOTS = [
 	     stress=STRESS),
 	Boot('slqb', '1cpu-nosmp', cpus=1, stress=STRESS,
 	     kconfig=('CONFIG_SMP=n',)),
+	# Bugs on purpose: slqb_debug= must report and contain each one. The
+	# 'X' flag and the missing cache must each draw one warning.
+	# no_hash_pointers: the reports and the module print the same address.
+	Boot('slqb', 'debug', mode='modules', timeout=300,
+	     append=f'slqb_debug=FZPUX,slqb_dbg_*;{DEBUG_NO_CACHE} no_hash_pointers '
+	     'slqbtest.load=test_slqb_debug slqbtest.debugcheck=1',
+	     expect='debug'),
+	# KFENCE's own KUnit suite, on both allocators.
+	Boot('slub', 'kfence', mode='modules', timeout=600, append=KFENCE,
+	     expect='kfence'),
+	Boot('slqb', 'kfence', mode='modules', timeout=600, append=KFENCE,
+	     expect='kfence'),
 ]
 
 # The kernel's own tests that print a summary line instead of KTAP: the
@@ -94,7 +108,42 @@ def check_names(boot: Boot) -> List[str]:
 			f'{prefix}: KUnit all ok'] + (detail_checks(boot) if boot.selftests else [])
 	if boot.expect == 'timeout':
 		return [f'{prefix}: timeout caught and reported']
+	if boot.expect == 'debug':
+		return debug_checks(prefix)
+	if boot.expect == 'kfence':
+		return [f'{prefix}: guest PASS', f'{prefix}: KUnit all ok',
+			f'{prefix}: no kernel reports but KFENCE\'s own',
+			f'{prefix}: KUnit suite kfence present']
 	return [f'{prefix}: "{boot.expect[len("report:"):]}" report caught and quoted']
+
+
+# test_slqb_debug's cases: (case, the report title slqb_debug= must print).
+DEBUG_CASES = [
+	('double_free', 'Object already free'),
+	('invalid_free', 'Invalid pointer freed'),
+	('foreign_free', 'Foreign pointer freed'),
+	('red_zone', 'Redzone overwritten'),
+	('use_after_free', 'Poison overwritten'),
+	('free_pointer', 'Free pointer corrupted'),
+	('wrong_cache', 'Wrong cache'),
+	('validate', 'Poison overwritten'),
+]
+DEBUG_CASE_RE = re.compile(r'test_slqb_debug: (\w+): cache (\S+) object (0x[0-9a-f]+)')
+VALIDATE_RE = re.compile(r'SLQB: validate (\S+): (\d+) slabs checked, (\d+) errors')
+
+
+def debug_checks(prefix: str) -> List[str]:
+	"""Check names of the slqb_debug= boot."""
+	names = [f'{prefix}: guest PASS', f'{prefix}: KUnit all ok',
+		 f'{prefix}: no kernel reports but the expected ones']
+	for case, _ in DEBUG_CASES:
+		names += [f'{prefix}: {case} reported with its cache and object',
+			  f'{prefix}: {case} contained']
+	return names + [f'{prefix}: unknown flag warned once',
+			f'{prefix}: unknown cache warned once',
+			f'{prefix}: validate finds nothing after the repairs',
+			f'{prefix}: alloc_calls names the caller',
+			f'{prefix}: free_calls names the caller']
 
 
 def kernel_specs() -> List[KernelSpec]:
@@ -163,6 +212,169 @@ def judge_selftests(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
 				   'skipped' if case.skipped else 'not ok')
 
 
+def unexpected_reports(lines: List[str], allowed) -> List[str]:
+	"""Console lines with a bad report that allowed(label, line) refuses."""
+	bad = []
+	for line in lines:
+		label = classify(line)
+		if label and not allowed(label, line):
+			bad.append(line)
+	return bad
+
+
+def judge_common(ctx: Context, prefix: str, outcome: BootOutcome,
+		 allowed, reports_check: str) -> None:
+	"""Guest verdict, KUnit and reports of a boot with reports on purpose."""
+	text = [strip_printk(line) for line in outcome.run.lines]
+
+	def guest_pass() -> None:
+		if outcome.verdict != 'PASS' or outcome.run.timed_out:
+			raise CheckFailed(relevant(outcome, 'guest', 'QEMU'))
+
+	def kunit_ok() -> None:
+		if not outcome.ktap.clean():
+			raise CheckFailed('\n'.join(outcome.ktap.summary()))
+
+	def only_expected() -> None:
+		bad = unexpected_reports(text, allowed)
+		if bad:
+			raise CheckFailed(f'{len(bad)} unexpected report lines, first:\n'
+					  + '\n'.join(bad[:5]) +
+					  f'\nFull console log: {outcome.log_path}')
+	ctx.check(f'{prefix}: guest PASS', guest_pass)
+	ctx.check(f'{prefix}: KUnit all ok', kunit_ok)
+	ctx.check(reports_check, only_expected)
+
+
+def report_block(text: List[str], start: int, cache: str) -> List[str]:
+	"""The lines of the slab error report that starts at text[start]."""
+	end = start + 1
+	while end < len(text) and not text[end].startswith(f'FIX {cache}:') \
+	      and end < start + 200:
+		end += 1
+	return text[start:end + 1]
+
+
+def judge_debug(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
+	"""The checks of the slqb_debug= boot."""
+	prefix = f'{boot.alloc} {boot.name}'
+	text = [strip_printk(line) for line in outcome.run.lines]
+
+	def allowed(label: str, line: str) -> bool:
+		return label == 'slab error report' and ' slqb_dbg_' in line
+	judge_common(ctx, prefix, outcome, allowed,
+		     f'{prefix}: no kernel reports but the expected ones')
+	seen = {}
+	for index, line in enumerate(text):
+		m = DEBUG_CASE_RE.search(line)
+		if m:
+			seen[m.group(1)] = (index, m.group(2), m.group(3))
+	for case, title in DEBUG_CASES:
+		def reported(case=case, title=title) -> None:
+			if case not in seen:
+				raise CheckFailed(f'test_slqb_debug printed no "{case}:" line')
+			index, cache, obj = seen[case]
+			head = re.compile(rf'^BUG {re.escape(cache)} \(.*\): {re.escape(title)}$')
+			for start in range(index, len(text)):
+				if head.search(text[start]):
+					block = report_block(text, start, cache)
+					if any(obj in l for l in block):
+						return
+					raise CheckFailed(f'the "{title}" report of {cache} does '
+							  f'not name object {obj}:\n' +
+							  '\n'.join(block[:12]))
+			raise CheckFailed(f'no "BUG {cache} (...): {title}" report after '
+					  f'the bug; log: {outcome.log_path}')
+		ctx.check(f'{prefix}: {case} reported with its cache and object', reported)
+
+		def contained(case=case) -> None:
+			if case == 'validate':
+				return validate_repaired(text)
+			if not any(f'test_slqb_debug: {case}: ok' == l.strip() for l in text):
+				hits = [l for l in text if f'test_slqb_debug: {case}:' in l]
+				raise CheckFailed('no "ok" from the module:\n' + '\n'.join(hits[-3:]))
+		ctx.check(f'{prefix}: {case} contained', contained)
+
+	def warned(pattern: str) -> None:
+		hits = [l for l in text if re.search(pattern, l)]
+		if len(hits) != 1:
+			raise CheckFailed(f'{len(hits)} lines match "{pattern}", want 1')
+	ctx.check(f'{prefix}: unknown flag warned once',
+		  lambda: warned(r"slqb_debug: unknown flag 'X' ignored"))
+	ctx.check(f'{prefix}: unknown cache warned once',
+		  lambda: warned(rf"slqb_debug: no cache named '{DEBUG_NO_CACHE}'"))
+	ctx.check(f'{prefix}: validate finds nothing after the repairs',
+		  lambda: validate_clean(text))
+	for which in ('alloc_calls', 'free_calls'):
+		ctx.check(f'{prefix}: {which} names the caller',
+			  lambda which=which: calls_listed(text, which))
+
+
+def validate_results(text: List[str]) -> Tuple[List, List]:
+	"""(first pass, second pass) of (cache, slabs, errors) validate lines."""
+	try:
+		split = next(i for i, l in enumerate(text) if l.strip() == 'validate again:')
+	except StopIteration:
+		raise CheckFailed('the guest never ran the second validate pass')
+	def results(lines):
+		return [(m.group(1), int(m.group(2)), int(m.group(3)))
+			for m in map(VALIDATE_RE.search, lines) if m]
+	return results(text[:split]), results(text[split:])
+
+
+def validate_repaired(text: List[str]) -> None:
+	"""The first validate found the damage, the second nothing."""
+	first, second = validate_results(text)
+	one = [r for r in first if r[0] == 'slqb_dbg_validate']
+	again = [r for r in second if r[0] == 'slqb_dbg_validate']
+	if not one or one[0][2] < 1:
+		raise CheckFailed(f'the first validate of slqb_dbg_validate found no error: {one}')
+	if not again or again[0][2] != 0:
+		raise CheckFailed(f'the second validate still finds errors: {again}')
+
+
+def validate_clean(text: List[str]) -> None:
+	"""Every slqb_dbg_* cache validates clean on the second pass."""
+	_, second = validate_results(text)
+	caches = {cache for case, _ in DEBUG_CASES for cache in
+		  [f'slqb_dbg_{case}']}
+	got = {r[0]: r for r in second}
+	missing = sorted(caches - set(got))
+	dirty = [r for r in second if r[2]]
+	if missing or dirty:
+		raise CheckFailed(f'no result for {missing}; with errors: {dirty}')
+
+
+def calls_listed(text: List[str], which: str) -> None:
+	"""The list of slqb_dbg_validate names a function of the module."""
+	try:
+		start = text.index(f'{which} of slqb_dbg_validate:')
+	except ValueError:
+		raise CheckFailed(f'the guest printed no {which} of slqb_dbg_validate')
+	block = text[start + 1:start + 6]
+	if not any('[test_slqb_debug]' in l and re.match(r'\s*\d+ ', l) for l in block):
+		raise CheckFailed(f'no caller in test_slqb_debug:\n' + '\n'.join(block))
+
+
+def judge_kfence(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
+	"""The checks of a boot that runs KFENCE's KUnit suite."""
+	prefix = f'{boot.alloc} {boot.name}'
+	judge_common(ctx, prefix, outcome,
+		     lambda label, line: label == 'KFENCE report',
+		     f'{prefix}: no kernel reports but KFENCE\'s own')
+	suite = next((s for s in outcome.ktap.suites if s.name == 'kfence'), None)
+
+	def present() -> None:
+		if suite is None or not suite.children:
+			raise CheckFailed('KUnit suite kfence did not report')
+	ctx.check(f'{prefix}: KUnit suite kfence present', present)
+	for case in suite.children if suite else []:
+		if case.skipped:
+			ctx.skip(f'{prefix}: KUnit kfence.{case.name}', 'skipped by KUnit')
+		else:
+			ctx.record(f'{prefix}: KUnit kfence.{case.name}', case.ok, 'not ok')
+
+
 def judge_expected_failure(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
 	"""The check of a boot whose failure the harness must catch."""
 	[name] = check_names(boot)
@@ -196,6 +408,10 @@ def run_boot(ctx: Context, prepared: Prepared, boot: Boot) -> None:
 		return
 	if boot.expect == 'pass':
 		judge_pass(ctx, boot, outcome)
+	elif boot.expect == 'debug':
+		judge_debug(ctx, boot, outcome)
+	elif boot.expect == 'kfence':
+		judge_kfence(ctx, boot, outcome)
 	else:
 		judge_expected_failure(ctx, boot, outcome)
 
