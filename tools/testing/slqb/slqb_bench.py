@@ -54,6 +54,8 @@ BENCH_EXTRAS: Tuple[str, ...] = (
 	'CONFIG_SLQB_STATS=n',
 	'CONFIG_SLQB_KUNIT_TEST=n',
 	'CONFIG_KFENCE=n',
+	'CONFIG_SLQB_DEBUG=n',
+	'CONFIG_TEST_SLQB_DEBUG=n',
 )
 BENCH_SRC = os.path.join(HARNESS_DIR, 'bench')
 BENCH_PACKAGES = ['iperf3', 'linux-perf', 'gnuplot-nox']
