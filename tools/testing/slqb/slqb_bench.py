@@ -455,6 +455,54 @@ def counter_deltas(stats: List[Dict[str, str]]) -> List[List[str]]:
 	return rows
 
 
+def pct(part: int, whole: int) -> str:
+	"""part/whole in percent, one decimal ('-' when whole is 0)."""
+	return f'{100.0 * part / whole:.1f}' if whole else '-'
+
+
+def counter_view(rows: List[List[str]]) -> List[List[str]]:
+	"""The deltas as shares of the allocations and frees: how often the
+	fast path missed, and where the objects went."""
+	head = rows[0]
+	view = [['case', 'cache', 'alloc', '%fill', '%newslab', '%free_remote',
+		 '%flushed', '%slab_freed', '%rfree_moved', '%claimed',
+		 'cap_hits', 'trim_objs']]
+	for row in rows[1:]:
+		c = dict(zip(head, row))
+		n = {k: int(v) for k, v in c.items() if k not in ('case', 'cache')}
+		view.append([c['case'], c['cache'], str(n['alloc']),
+			     pct(n['alloc_slab_fill'], n['alloc']),
+			     pct(n['alloc_slab_new'], n['alloc']),
+			     pct(n['free_remote'], n['free']),
+			     pct(n['flush_free_list_objects'], n['free']),
+			     pct(n['flush_slab_free'], n['free']),
+			     pct(n['flush_rfree_list_objects'], n['free']),
+			     pct(n['claim_remote_list_objects'], n['alloc']),
+			     str(n['remote_cap_hit']), str(n['trim_objects'])])
+	return view
+
+
+COUNTER_LEGEND = """\
+Per micro case (each run alone) and kmalloc cache, SLQB's counters moved by:
+  %fill        allocations that refilled the LIFO from a partial slab
+               (alloc_slab_fill / alloc)
+  %newslab     allocations that needed a new slab from the page allocator
+               (alloc_slab_new / alloc)
+  %free_remote frees of objects whose slab is on another CPU's or node's
+               list (free_remote / free)
+  %flushed     objects flushed from a LIFO past hiwater (flush_free_list_
+               objects / free)
+  %slab_freed  frees that ended with an empty slab going back to the page
+               allocator (flush_slab_free / free)
+  %rfree_moved objects handed over in remote batches (flush_rfree_list_
+               objects / free)
+  %claimed     allocations served by claiming a remote list (claim_remote_
+               list_objects / alloc)
+  cap_hits     remote hand-overs over the cap, returned under the lock
+  trim_objs    objects trimmed by the periodic trim
+"""
+
+
 def cmd_counters(args: argparse.Namespace) -> int:
 	"""slqb bench --counters: each micro case alone on the SLQB kernel of
 	`slqb boot` (CONFIG_SLQB_STATS=y), SLQB's counters before and after."""
@@ -472,9 +520,11 @@ def cmd_counters(args: argparse.Namespace) -> int:
 			    bench_append(plan, 'stats', None), False,
 			    args.timeout or 1200, args.verbose)
 	rows = counter_deltas(result.parsed.stats)
-	text = (f'SLQB counters per micro case (deltas; caches with 1000+ allocs), '
+	text = (f'SLQB counters per micro case (caches with 1000+ allocs), '
 		f'{shape.describe()}, kernel {variant.spec.name} (debug config, '
-		f'SLQB_STATS=y), log {result.log_path}\n\n{format_table(rows)}\n')
+		f'SLQB_STATS=y), log {result.log_path}\n\n{COUNTER_LEGEND}\n'
+		f'{format_table(counter_view(rows))}\n\nRaw deltas:\n\n'
+		f'{format_table(rows)}\n')
 	write_text(os.path.join(out_dir, 'counters.txt'), text)
 	write_text(os.path.join(out_dir, 'counters.csv'), csv_text(rows))
 	print(text, flush=True)
