@@ -39,6 +39,10 @@ from slqb_util import (BuildLock, Paths, SlqbError, ensure_packages,
 
 CHECKPATCH_TIMEOUT_S = 900
 BUILD_TIMEOUT_S = 3 * 3600
+# Paths make bzImage/modules never reads: a patch that changes only these
+# builds exactly what the patch before it built.
+NOT_BUILD_INPUTS = ('Documentation/', 'MAINTAINERS', 'tools/vm/',
+		    'tools/testing/slqb/')
 TOTAL_RE = re.compile(r'^total: (\d+) errors?, (\d+) warnings?, (?:(\d+) checks?, )?')
 
 
@@ -273,10 +277,21 @@ def build_slqbinfo(tree: str) -> None:
 				  quote_lines(proc.stdout.strip().splitlines()[:10]))
 
 
-def step_touches(am: str, commit: str, prefix: str) -> bool:
-	"""Whether the commit changes a path below prefix."""
-	return any(p.startswith(prefix) for p in
-		   git(am, 'diff-tree', '--no-commit-id', '--name-only', '-r', commit).split())
+def step_paths(am: str, commit: str) -> List[str]:
+	"""The paths a commit changes."""
+	return git(am, 'diff-tree', '--no-commit-id', '--name-only', '-r',
+		   commit).split()
+
+
+def kernel_inputs_changed(changed: Sequence[str]) -> bool:
+	"""Whether make bzImage could see any of the changed paths (a
+	Kconfig file anywhere counts as one: Kconfig sources Documentation/).
+	kbuild never reads Makefiles below tools/vm or tools/testing for
+	bzImage or modules."""
+	def is_input(path: str) -> bool:
+		return not path.startswith(NOT_BUILD_INPUTS) or \
+			os.path.basename(path).startswith('Kconfig')
+	return any(is_input(p) for p in changed)
 
 
 def build_all(ctx: Context, am: str, commits: Sequence[str],
@@ -299,11 +314,16 @@ def build_all(ctx: Context, am: str, commits: Sequence[str],
 
 			def one(commit: str = commit, number: int = number) -> bool:
 				changed = sync_step(am, commit, spaths.work, touched)
-				alloc = 'slqb' if tree_has_slqb(spaths.work) else 'slub'
-				spec = KernelSpec(alloc)
-				configure_step(spaths, spec, touched)
-				note = build_step(paths, spaths, spec, f'{number:04d}')
-				if step_touches(am, commit, 'tools/vm/'):
+				paths_here = step_paths(am, commit)
+				if number > 1 and not kernel_inputs_changed(paths_here):
+					note = ('no kernel build input changed: the kernel of '
+						'the patch before stands')
+				else:
+					alloc = 'slqb' if tree_has_slqb(spaths.work) else 'slub'
+					spec = KernelSpec(alloc)
+					configure_step(spaths, spec, touched)
+					note = build_step(paths, spaths, spec, f'{number:04d}')
+				if any(p.startswith('tools/vm/') for p in paths_here):
 					build_slqbinfo(spaths.work)
 					note += '; slqbinfo built'
 				log(f'series: patch {number}: {changed} files changed; {note}')
