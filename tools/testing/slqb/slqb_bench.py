@@ -39,8 +39,8 @@ from slqb_bench_report import (TCG_NOTE, Pairing, Parsed, Sample,
 from slqb_initramfs import BENCH_MODULE, build_initramfs
 from slqb_qemu import MAX_CPUS, Shape, qemu_command, run_guest
 from slqb_util import (HARNESS_DIR, BuildLock, Paths, SlqbError,
-		       ensure_packages, fmt_duration, log, quote_lines, run,
-		       warn, write_text)
+		       ensure_packages, fmt_duration, log, quote_lines,
+		       read_text, run, warn, write_text)
 
 # Debugging and statistics off, the same for every kernel of a run. Their
 # order is part of each build directory's name: append, never reorder.
@@ -291,12 +291,29 @@ def boot_order(names: Sequence[str], run_no: int) -> List[str]:
 
 # ---------------------------------------------------------------- reporting
 
+def host_description() -> str:
+	"""'2 x Intel(R) Xeon(R) Processor, 24 GiB, QEMU emulator version 7.2.22'."""
+	model = '?'
+	for line in read_text('/proc/cpuinfo', '').splitlines():
+		if line.startswith('model name'):
+			model = line.split(':', 1)[1].strip()
+			break
+	mem = 0
+	for line in read_text('/proc/meminfo', '').splitlines():
+		if line.startswith('MemTotal:'):
+			mem = int(line.split()[1]) // (1024 * 1024)
+	qemu = run(['qemu-system-x86_64', '--version'], timeout=60,
+		   check=False).stdout.splitlines()
+	return (f'host: {os.cpu_count()} x {model}, {mem} GiB, '
+		f'{qemu[0] if qemu else "qemu ?"} (TCG, no KVM)')
+
+
 def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 		 plan: Plan, quick: bool, base: str) -> List[str]:
 	"""What the run was, for the top of the report."""
 	lines = [f'slqb bench{" --quick" if quick else ""}: {time.strftime("%Y-%m-%d %H:%M %Z")}, '
 		 f'{base}, {runs} run(s), tcg shape {shape.describe()}; '
-		 'icount boots: 1 vCPU',
+		 'icount boots: 1 vCPU', host_description(),
 		 f'kernels (debug and statistics off: {" ".join(BENCH_EXTRAS)}):']
 	for v in variants:
 		extra = f' + {" ".join(v.asked)}' if v.asked else ''
