@@ -42,6 +42,11 @@ static struct kmem_cache *test_cache(struct kunit *test, const char *name,
 						 ctor);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
+	if (s->flags & (SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | SLAB_POISON |
+			SLAB_STORE_USER | SLAB_TRACE)) {
+		kmem_cache_destroy(s);
+		kunit_skip(test, "slqb_debug= debugs this cache: it uses no queues");
+	}
 	return s;
 }
 
