@@ -1152,10 +1152,18 @@ static void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 		}
 		spin_unlock_irqrestore(&n->list_lock, flags);
 
-		slab = new_slab(s, (gfpflags | __GFP_THISNODE) & gfp_allowed_mask,
-				node);
+		gfpflags &= gfp_allowed_mask;
+		slab = new_slab(s, gfpflags | __GFP_THISNODE, node);
+		/* Another node's slab goes on that node's list. */
+		if (!slab && !(gfpflags & __GFP_THISNODE))
+			slab = new_slab(s, gfpflags, node);
+		if (slab && !get_node(s, slab_nid(slab))) {
+			__free_slab(s, slab);
+			slab = NULL;
+		}
 		if (!slab)
 			return NULL;
+		n = get_node(s, slab_nid(slab));
 		spin_lock_irqsave(&n->list_lock, flags);
 		list_add_slab(s, &n->list, slab);
 		stat(&n->list, ALLOC_SLAB_NEW);
