@@ -8,10 +8,13 @@ tarball changes), compares the result with what the harness lays over its
 work tree, runs checkpatch --strict on each patch and builds each patch on
 x86_64 in order, stopping at the first that does not build.
 
-Patches before the one that adds `config SLQB` are built with the SLUB
-config of the kernels group, the others with its SLQB config (SLQB_STATS,
-SLQB_DEBUG, the KUnit suite, the debug test module, NUMA, SMP, KFENCE),
-each in its own build directory under <cache>/series/build/. The tree
+Every patch is built with the kernels group's SLQB config of the last
+patch (SLQB_STATS, SLQB_DEBUG, the KUnit suite, the debug test module,
+NUMA, SMP, KFENCE), made fit for the patch by olddefconfig, as a bisect
+keeps its .config: options a patch does not know yet drop out and the
+others stay, so a patch rebuilds only what its own options touch. Before
+`config SLQB` exists that gives SLUB. SLUB and SLQB steps have their own
+build directories under <cache>/series/build/. The tree
 they build from, <cache>/series/src/work, is a hardlinked copy of the
 pristine tree into which only the files that differ from the previous
 step are written, so that each step rebuilds only what it changed.
@@ -25,9 +28,9 @@ import tempfile
 import time
 from typing import List, Optional, Sequence, Tuple
 
-from slqb_build import (KernelSpec, build_env, first_build_error, fragments,
-			generate_config, make_command, parse_config,
-			run_make_logged)
+from slqb_build import (CONFIG_TIMEOUT_S, KernelSpec, build_env,
+			first_build_error, fragments, generate_config,
+			make_command, parse_config, run_make_logged)
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_series import (Step, export_series, git, load_plan, pristine_base,
 			 series_patches)
@@ -225,23 +228,37 @@ def kconfig_key(tree: str, touched: Sequence[str]) -> str:
 	return sha1_of(*[(p, read_text(os.path.join(tree, p), '')) for p in kconfigs])
 
 
-def configure_step(spaths: Paths, spec: KernelSpec, touched: Sequence[str]) -> None:
-	"""The harness's config for spec, regenerated when Kconfig changed.
-
-	Options a step's tree does not know yet are expected to be missing;
-	the allocator itself must be there."""
+def reference_config(spaths: Paths, touched: Sequence[str]) -> str:
+	"""The kernels group's SLQB config (tinyconfig + base + alloc-slqb)
+	for the tree as it is now, the last patch's; made again only when a
+	Kconfig file or a fragment changed. Returns its text."""
+	spec = KernelSpec('slqb')
 	build = spec.build_dir(spaths)
 	os.makedirs(build, exist_ok=True)
 	frags = fragments(spec, spaths)
 	key = sha1_of(spec, kconfig_key(spaths.work, touched),
 		      *[read_text(p) for _, p in frags])
-	key_file = os.path.join(build, '.slqb-series-key')
-	if read_text(key_file, '').strip() != key or \
-	   not os.path.isfile(os.path.join(build, '.config')):
+	saved = os.path.join(spaths.builds, 'reference.config')
+	key_file = saved + '.key'
+	if read_text(key_file, '').strip() != key or not os.path.isfile(saved):
 		if os.path.exists(key_file):
 			os.unlink(key_file)
 		generate_config(spaths, spec, frags)
+		write_text(saved, read_text(os.path.join(build, '.config')))
 		write_text(key_file, key + '\n')
+	return read_text(saved)
+
+
+def configure_step(spaths: Paths, spec: KernelSpec, reference: str) -> None:
+	"""The reference config, made fit for this step by olddefconfig, as a
+	bisect keeps its .config: options the step does not know yet drop
+	out, the others stay, so a step rebuilds only what its options touch.
+	The allocator itself must come out as spec asks."""
+	build = spec.build_dir(spaths)
+	os.makedirs(build, exist_ok=True)
+	write_text(os.path.join(build, '.config'), reference)
+	run(make_command(spaths, spec, 'olddefconfig'), timeout=CONFIG_TIMEOUT_S,
+	    env=build_env(spaths), cwd=build)
 	config = parse_config(read_text(os.path.join(build, '.config')))
 	want = f'CONFIG_{spec.alloc.upper()}'
 	if config.get(want) != 'y':
@@ -300,36 +317,54 @@ def build_all(ctx: Context, am: str, commits: Sequence[str],
 	paths = ctx.paths
 	spaths = series_paths(paths)
 	touched = git(am, 'diff', '--name-only', 'pristine', 'HEAD').split()
-	with BuildLock(paths):
-		if read_text(os.path.join(spaths.src, 'tree.stamp'), '') != \
-		   repr(read_json(pristine_stamp_path(paths))) or not os.path.isdir(spaths.work):
-			fresh_build_tree(spaths, paths)
-			write_text(os.path.join(spaths.src, 'tree.stamp'),
-				   repr(read_json(pristine_stamp_path(paths))))
-		failed: Optional[str] = None
-		for number, (commit, name) in enumerate(zip(commits, names), 1):
-			if failed:
-				ctx.record(name, False, f'not built: {failed} does not build')
-				continue
+	env_ccache = os.environ.get('CCACHE_DIR')
+	os.environ['CCACHE_DIR'] = build_env(paths)['CCACHE_DIR']	# not <series>/ccache
+	try:
+		with BuildLock(paths):
+			build_steps(ctx, am, commits, names, touched)
+	finally:
+		if env_ccache is None:
+			del os.environ['CCACHE_DIR']
+		else:
+			os.environ['CCACHE_DIR'] = env_ccache
 
-			def one(commit: str = commit, number: int = number) -> bool:
-				changed = sync_step(am, commit, spaths.work, touched)
-				paths_here = step_paths(am, commit)
-				if number > 1 and not kernel_inputs_changed(paths_here):
-					note = ('no kernel build input changed: the kernel of '
-						'the patch before stands')
-				else:
-					alloc = 'slqb' if tree_has_slqb(spaths.work) else 'slub'
-					spec = KernelSpec(alloc)
-					configure_step(spaths, spec, touched)
-					note = build_step(paths, spaths, spec, f'{number:04d}')
-				if any(p.startswith('tools/vm/') for p in paths_here):
-					build_slqbinfo(spaths.work)
-					note += '; slqbinfo built'
-				log(f'series: patch {number}: {changed} files changed; {note}')
-				return True
-			if ctx.check(name, one) is None:
-				failed = f'patch {number}'
+
+def build_steps(ctx: Context, am: str, commits: Sequence[str],
+		names: Sequence[str], touched: Sequence[str]) -> None:
+	"""build_all's work, under the build lock."""
+	paths = ctx.paths
+	spaths = series_paths(paths)
+	if read_text(os.path.join(spaths.src, 'tree.stamp'), '') != \
+	   repr(read_json(pristine_stamp_path(paths))) or not os.path.isdir(spaths.work):
+		fresh_build_tree(spaths, paths)
+		write_text(os.path.join(spaths.src, 'tree.stamp'),
+			   repr(read_json(pristine_stamp_path(paths))))
+	sync_step(am, commits[-1], spaths.work, touched)
+	reference = reference_config(spaths, touched)
+	failed: Optional[str] = None
+	for number, (commit, name) in enumerate(zip(commits, names), 1):
+		if failed:
+			ctx.record(name, False, f'not built: {failed} does not build')
+			continue
+
+		def one(commit: str = commit, number: int = number) -> bool:
+			changed = sync_step(am, commit, spaths.work, touched)
+			paths_here = step_paths(am, commit)
+			if number > 1 and not kernel_inputs_changed(paths_here):
+				note = ('no kernel build input changed: the kernel of '
+					'the patch before stands')
+			else:
+				alloc = 'slqb' if tree_has_slqb(spaths.work) else 'slub'
+				spec = KernelSpec(alloc)
+				configure_step(spaths, spec, reference)
+				note = build_step(paths, spaths, spec, f'{number:04d}')
+			if any(p.startswith('tools/vm/') for p in paths_here):
+				build_slqbinfo(spaths.work)
+				note += '; slqbinfo built'
+			log(f'series: patch {number}: {changed} files changed; {note}')
+			return True
+		if ctx.check(name, one) is None:
+			failed = f'patch {number}'
 
 
 # ---------------------------------------------------------------- group
