@@ -25,6 +25,7 @@ import os
 import re
 import shlex
 import shutil
+import textwrap
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -320,13 +321,15 @@ def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 		lines.append(f'  {v.name}: {v.spec.alloc}{extra} ({v.spec.name})')
 	lines.append(f'micro: sizes {plan.sizes} + cache-200, {plan.rounds} rounds '
 		     f'(median), pair x{plan.loops}, N={plan.objs}, rcu x{plan.rcu_objs}')
-	lines.append(TCG_NOTE)
-	lines.append("Cells: median ±spread ((max-min)/median over runs). Ratios: "
-		     "subject/baseline of medians, same-run; '~' = the same-run "
-		     "ratios fall on both sides of 1 (spread larger than the "
-		     "difference), '?' = one run, no spread known. better: "
-		     "lower/higher is better for that row; a ratio above 1 is worse "
-		     "for 'lower' rows.")
+	lines += textwrap.wrap(TCG_NOTE, 76)
+	lines += textwrap.wrap(
+		"Cells: median ±spread ((max-min)/median over runs). Ratios: "
+		"subject/baseline of the medians; '~': the same-run ratios fall "
+		"on both sides of 1 (the spread is larger than the difference); "
+		"'?': one run, spread unknown (icount rows are exact). better: "
+		"which way is better for the row; for 'lower' rows a ratio above "
+		"1 means the subject is worse. Micro rows here are geometric "
+		"means over the sizes.", 76)
 	return lines
 
 
