@@ -86,10 +86,12 @@ def check_refusals(ctx: Context) -> None:
 
 
 def module_build_dir(paths: Paths) -> Optional[str]:
-	"""A built harness kernel to compile the module against, if any."""
+	"""A built x86_64 harness kernel to compile the module against."""
 	if not os.path.isdir(paths.builds):
 		return None
 	for name in sorted(os.listdir(paths.builds)):
+		if not name.startswith('x86_64-'):
+			continue	# the bench is x86_64 only
 		build = os.path.join(paths.builds, name)
 		if os.path.exists(os.path.join(build, 'Module.symvers')) and \
 		   os.path.exists(os.path.join(build, 'scripts', 'mod', 'modpost')):
