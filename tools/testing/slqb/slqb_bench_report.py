@@ -117,7 +117,9 @@ def parse_console(lines: Sequence[str], kernel: str, run: int,
 				value = float(f['value'])
 				out.samples.append(Sample(kernel, run, Metric(
 					'sys', f['name'], '', f['unit']), value))
-			elif kind == 'mem':
+			elif kind == 'mem' and group != 'icount':
+				# icount boots run the micro cases only: their memory
+				# readings are not those of the workload boots
 				for field, unit in MEM_FIELDS:
 					out.samples.append(Sample(kernel, run, Metric(
 						'mem', f'{field} {f["stage"]}', '', unit),
