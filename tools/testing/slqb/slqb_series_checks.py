@@ -56,13 +56,23 @@ def series_paths(paths: Paths) -> Paths:
 
 # ---------------------------------------------------------------- git am
 
+def hardlink_copy(src: str, dst: str) -> None:
+	"""dst as a new folder of hardlinks to src's files.
+
+	Copies src's content (src/.), so a src that is a symbolic link still
+	gives a real folder: writing into dst must never reach src."""
+	os.makedirs(dst)
+	run(['cp', '-al', os.path.join(src, '.'), dst], timeout=1800)
+	if os.path.islink(dst) or os.path.samefile(src, dst):
+		raise SlqbError(f'{dst} is not a folder of its own')
+
+
 def fresh_am_tree(paths: Paths, am: str) -> None:
 	"""A git repository of the whole pristine tree, tagged 'pristine'."""
 	log('series: making a git repository of the pristine tree (~30 s, once '
 	    'per Debian update)')
 	shutil.rmtree(am, ignore_errors=True)
-	os.makedirs(os.path.dirname(am), exist_ok=True)
-	run(['cp', '-al', paths.pristine, am], timeout=1800)
+	hardlink_copy(paths.pristine, am)
 	env = dict(os.environ, GIT_AUTHOR_NAME='slqb', GIT_AUTHOR_EMAIL='slqb@localhost',
 		   GIT_COMMITTER_NAME='slqb', GIT_COMMITTER_EMAIL='slqb@localhost')
 	git(am, 'init', '-q')
@@ -174,8 +184,7 @@ def fresh_build_tree(spaths: Paths, paths: Paths) -> None:
 	"""<cache>/series/src/work as a hardlinked copy of pristine."""
 	log('series: creating the build tree (hardlinked copy of pristine)')
 	shutil.rmtree(spaths.work, ignore_errors=True)
-	os.makedirs(spaths.src, exist_ok=True)
-	run(['cp', '-al', paths.pristine, spaths.work], timeout=1800)
+	hardlink_copy(paths.pristine, spaths.work)
 
 
 def git_blob(am: str, commit: str, path: str) -> bytes:
