@@ -342,10 +342,12 @@ def behind_lines(stats, pairing: Pairing) -> List[str]:
 		worst = behind_best(stats, subj, others)
 		if not worst:
 			continue
-		lines.append(f'{subj}: furthest behind the best of {", ".join(others)}:')
+		lines.append(f'{subj}: furthest behind the best of {", ".join(others)} '
+			     '(every row, ranked by its run most favourable to '
+			     f'{subj}):')
 		for metric, times, who, r in worst:
 			lines.append(f'  {metric.label} ({metric.unit}, {metric.better} is '
-				     f'better): {times:.2f}x {who} (same-run range '
+				     f'better): {r.value:.2f}x {who} (same-run range '
 				     f'{r.low:.2f}-{r.high:.2f}, {r.n} run(s))')
 	return lines
 

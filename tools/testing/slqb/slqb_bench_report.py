@@ -314,8 +314,8 @@ def samples_csv(samples: Sequence[Sample]) -> str:
 def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
 		others: Sequence[str], count: int = 3) -> List[Tuple[Metric, float, str, Ratio]]:
 	"""The count metrics where subject is furthest behind the best of
-	others: (metric, how many times worse, best kernel, ratio). Rows whose
-	same-run ratios straddle 1 (noise) are left out."""
+	others: (metric, how many times worse in its best run, best kernel,
+	ratio). Rows whose same-run ratios straddle 1 (noise) are left out."""
 	found = []
 	for metric, per in stats.items():
 		if metric.group in ('tcg-cycles', 'mem') or subject not in per:
@@ -326,13 +326,13 @@ def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
 		if metric.better == 'lower':
 			best, who = min(have, key=lambda x: x[0].median)
 			r = ratio(per[subject], best)
-			worse = r.value
 		else:
 			best, who = max(have, key=lambda x: x[0].median)
 			r = ratio(best, per[subject])
-			worse = r.value
+		# ranked by the run most favourable to subject, so that one noisy
+		# run under TCG does not put a row at the top
 		if not r.noise:
-			found.append((metric, worse, who, r))
+			found.append((metric, r.low, who, r))
 	found.sort(key=lambda x: -x[1])
 	return found[:count]
 
