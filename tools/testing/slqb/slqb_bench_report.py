@@ -340,8 +340,8 @@ def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
 # ---------------------------------------------------------------- plot
 
 PLOT_PANELS = (('icount', 'pair'), ('icount', 'batch-alloc'),
-	       ('icount', 'batch-free'), ('tcg', 'pair'),
-	       ('tcg', 'allcpu-alloc'), ('tcg', 'remote-free'))
+	       ('icount', 'bulk-free'), ('tcg', 'allcpu-alloc'),
+	       ('tcg', 'remote-alloc'), ('tcg', 'rcu'))
 
 
 def plot_data(stats: Dict[Metric, Dict[str, Summary]], group: str, case: str,
@@ -384,9 +384,9 @@ def write_plot(stats: Dict[Metric, Dict[str, Summary]], kernels: Sequence[str],
 	script = [f'set terminal pngcairo size {460 * cols},{380 * nrows} font "sans,10"',
 		  f'set output "{png}"', 'set datafile missing "?"',
 		  'set logscale x 2', 'set xlabel "object size (bytes)"',
-		  'set key below', 'set grid', 'set yrange [0:*]',
+		  'set key below', 'set grid', 'set logscale y',
 		  f'set multiplot layout {nrows},{cols} title "slqb bench: medians '
-		  'by size class (only same-run ratios count under TCG)"']
+		  'by size class, log scale (only same-run ratios count under TCG)"']
 	for path, title, unit in panels:
 		plots = ', '.join(f'"{path}" using 1:{i + 2} with linespoints title "{k}"'
 				  for i, k in enumerate(kernels))
