@@ -19,6 +19,7 @@
 #include <linux/nodemask.h>
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
+#include <linux/sizes.h>
 #include <linux/smp.h>
 
 #include "../mm/slab.h"
@@ -692,16 +693,22 @@ static void slqb_test_gfp_zero(struct kunit *test)
 /* Every kmalloc size class, from 0 to the largest. */
 static void slqb_test_kmalloc_sizes(struct kunit *test)
 {
+	/*
+	 * Every slab size class, then page allocator sizes up to 4 MiB: with
+	 * 64 KiB pages KMALLOC_MAX_SIZE is 512 MiB, more than a test node has.
+	 */
+	size_t max = min_t(size_t, KMALLOC_MAX_SIZE,
+			   max_t(size_t, KMALLOC_MAX_CACHE_SIZE * 2, SZ_4M));
 	size_t size;
 	void *p;
 
 	KUNIT_EXPECT_PTR_EQ(test, kmalloc(0, GFP_KERNEL), ZERO_SIZE_PTR);
-	for (size = 1; size <= KMALLOC_MAX_SIZE; size <<= 1) {
+	for (size = 1; size <= max; size <<= 1) {
 		size_t sizes[] = { size, size + 1, size * 3 / 2 };
 		int i;
 
 		for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-			if (sizes[i] > KMALLOC_MAX_SIZE)
+			if (sizes[i] > max)
 				continue;
 			p = kmalloc(sizes[i], GFP_KERNEL | __GFP_NOWARN);
 			KUNIT_ASSERT_NOT_NULL_MSG(test, p, "size %zu", sizes[i]);
