@@ -133,18 +133,24 @@ def busybox_path() -> str:
 	return path
 
 
+def add_host_tools(cpio: CpioList, tools, user: str) -> None:
+	"""The host's copies of tools as /usr/bin/<tool>; a missing one is
+	warned about, since user (what runs them) skips it."""
+	for tool in tools:
+		host = shutil.which(tool)
+		if host:
+			add_program(cpio, f'/usr/bin/{tool}', host)
+		else:
+			warn(f'{tool} not found; {user} will skip it')
+
+
 def add_bench_files(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
 	"""The benchmark module and workload tools of `slqb bench`."""
 	module = os.path.join(spec.build_dir(paths), BENCH_MODULE)
 	if not os.path.exists(module):
 		raise SlqbError(f'{module} is missing: build the bench module first')
 	cpio.add_file('/lib/slqbtest/slqb_bench.ko', module, '0644')
-	for tool in BENCH_TOOLS:
-		host = shutil.which(tool)
-		if host:
-			add_program(cpio, f'/usr/bin/{tool}', host)
-		else:
-			warn(f'{tool} not found; the benchmark will skip it')
+	add_host_tools(cpio, BENCH_TOOLS, 'the benchmark')
 
 
 def describe_initramfs(paths: Paths, spec: KernelSpec,
@@ -164,12 +170,7 @@ def describe_initramfs(paths: Paths, spec: KernelSpec,
 	cpio.add_file('/etc/group', os.path.join(GUEST_DIR, 'group'), '0644')
 	busybox = busybox_path()
 	add_program(cpio, '/bin/busybox', busybox)
-	for tool in WORKLOAD_TOOLS:
-		host = shutil.which(tool)
-		if host:
-			add_program(cpio, f'/usr/bin/{tool}', host)
-		else:
-			warn(f'{tool} not found; the guest workload will skip it')
+	add_host_tools(cpio, WORKLOAD_TOOLS, 'the guest workload')
 	slqbinfo = slqbinfo_binary(paths, spec)
 	if slqbinfo:
 		add_program(cpio, '/bin/slqbinfo', slqbinfo)
