@@ -190,10 +190,20 @@ static inline struct kmem_cache_node *node_of_list(struct kmem_cache_list *l)
 
 static DEFINE_STATIC_KEY_MAYBE(CONFIG_SLQB_DEBUG_ON, slqb_debug_key);
 
+/*
+ * Whether slqb_debug= asked for any debugging at all. The entry points test
+ * this once, first thing, and branch to an out-of-line copy of themselves
+ * that can debug: with jump labels, a kernel booted without slqb_debug runs
+ * the fast paths with a NOP where the test is, and nothing else.
+ */
+static __always_inline bool slqb_debug_enabled(void)
+{
+	return static_branch_maybe(CONFIG_SLQB_DEBUG_ON, &slqb_debug_key);
+}
+
 static __always_inline bool slqb_debug_cache(const struct kmem_cache *s)
 {
-	return static_branch_maybe(CONFIG_SLQB_DEBUG_ON, &slqb_debug_key) &&
-	       unlikely(s->flags & SLQB_DEBUG_FLAGS);
+	return slqb_debug_enabled() && unlikely(s->flags & SLQB_DEBUG_FLAGS);
 }
 
 struct slqb_track {
@@ -254,6 +264,11 @@ static unsigned int debug_metadata_size(slab_flags_t flags)
 #else /* !CONFIG_SLQB_DEBUG */
 
 #define SLQB_DEBUG_FLAGS	0
+
+static __always_inline bool slqb_debug_enabled(void)
+{
+	return false;
+}
 
 static __always_inline bool slqb_debug_cache(const struct kmem_cache *s)
 {
@@ -1686,11 +1701,17 @@ static inline void wipe_freepointer(struct kmem_cache *s, void *object)
 		*(void **)(object + s->offset) = NULL;
 }
 
-static __always_inline void *slab_alloc_node(struct kmem_cache *s,
-					     struct list_lru *lru,
-					     gfp_t gfpflags, int node,
-					     unsigned long addr,
-					     size_t orig_size)
+/*
+ * The entry points below come in pairs: an inline body that takes a
+ * constant @debug, and an out-of-line copy built with @debug true that the
+ * inline one branches to when slqb_debug_enabled(). Built with @debug false,
+ * the body compiles to the same code as a kernel without CONFIG_SLQB_DEBUG.
+ */
+static __always_inline void *__slab_alloc_node(struct kmem_cache *s,
+					       struct list_lru *lru,
+					       gfp_t gfpflags, int node,
+					       unsigned long addr,
+					       size_t orig_size, bool debug)
 {
 	struct obj_cgroup *objcg = NULL;
 	unsigned long flags;
@@ -1703,7 +1724,7 @@ static __always_inline void *slab_alloc_node(struct kmem_cache *s,
 	object = kfence_alloc(s, orig_size, gfpflags);
 	if (unlikely(object))
 		goto out;
-	if (slqb_debug_cache(s)) {
+	if (debug && slqb_debug_cache(s)) {
 		object = debug_alloc(s, gfpflags, node, addr);
 	} else {
 		local_irq_save(flags);
@@ -1715,6 +1736,28 @@ out:
 	slab_post_alloc_hook(s, objcg, gfpflags, 1, &object,
 			     slab_want_init_on_alloc(gfpflags, s));
 	return object;
+}
+
+static noinline __cold void *
+slab_alloc_node_debug(struct kmem_cache *s, struct list_lru *lru,
+		      gfp_t gfpflags, int node, unsigned long addr,
+		      size_t orig_size)
+{
+	return __slab_alloc_node(s, lru, gfpflags, node, addr, orig_size,
+				 true);
+}
+
+static __always_inline void *slab_alloc_node(struct kmem_cache *s,
+					     struct list_lru *lru,
+					     gfp_t gfpflags, int node,
+					     unsigned long addr,
+					     size_t orig_size)
+{
+	if (slqb_debug_enabled())
+		return slab_alloc_node_debug(s, lru, gfpflags, node, addr,
+					     orig_size);
+	return __slab_alloc_node(s, lru, gfpflags, node, addr, orig_size,
+				 false);
 }
 
 void *__kmem_cache_alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
@@ -1821,11 +1864,12 @@ static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 }
 
 static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
-				      void *object, unsigned long addr)
+				      void *object, unsigned long addr,
+				      bool debug)
 {
 	unsigned long flags;
 
-	if (slqb_debug_cache(s) && !is_kfence_address(object)) {
+	if (debug && slqb_debug_cache(s) && !is_kfence_address(object)) {
 		debug_slab_free(s, slab, object, addr);
 		return;
 	}
@@ -1840,9 +1884,41 @@ static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
 	local_irq_restore(flags);
 }
 
+static noinline __cold void slab_free_debug(struct kmem_cache *s, void *x,
+					    unsigned long caller)
+{
+	slab_free(s, virt_to_slab(x), x, caller, true);
+}
+
 void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
 {
-	slab_free(s, virt_to_slab(x), x, caller);
+	if (slqb_debug_enabled()) {
+		slab_free_debug(s, x, caller);
+		return;
+	}
+	slab_free(s, virt_to_slab(x), x, caller, false);
+}
+
+static __always_inline void __kmem_cache_free_one(struct kmem_cache *s,
+						  void *x, unsigned long addr,
+						  bool debug)
+{
+	if (debug) {
+		s = debug_check_cache(s, x);
+		if (!s)
+			return;
+	}
+	s = cache_from_obj(s, x);
+	if (!s)
+		return;
+	trace_kmem_cache_free(addr, x, s);
+	slab_free(s, virt_to_slab(x), x, addr, debug);
+}
+
+static noinline __cold void kmem_cache_free_debug(struct kmem_cache *s,
+						  void *x, unsigned long addr)
+{
+	__kmem_cache_free_one(s, x, addr, true);
 }
 
 /**
@@ -1852,26 +1928,17 @@ void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
  */
 void kmem_cache_free(struct kmem_cache *s, void *x)
 {
-	s = debug_check_cache(s, x);
-	if (!s)
+	if (slqb_debug_enabled()) {
+		kmem_cache_free_debug(s, x, _RET_IP_);
 		return;
-	s = cache_from_obj(s, x);
-	if (!s)
-		return;
-	trace_kmem_cache_free(_RET_IP_, x, s);
-	slab_free(s, virt_to_slab(x), x, _RET_IP_);
+	}
+	__kmem_cache_free_one(s, x, _RET_IP_, false);
 }
 EXPORT_SYMBOL(kmem_cache_free);
 
-/**
- * kmem_cache_free_bulk - free an array of objects
- * @s: the cache, or %NULL to look each object's cache up (kfree_bulk())
- * @size: number of objects
- * @p: the objects
- *
- * The objects are pushed onto the LIFO in one interrupt-disabled section.
- */
-void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+static __always_inline void __free_bulk(struct kmem_cache *s, size_t size,
+					void **p, unsigned long addr,
+					bool debug)
 {
 	unsigned long flags;
 	size_t i;
@@ -1888,15 +1955,19 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 			continue;
 		}
 		slab = folio_slab(folio);
-		cache = s ? debug_check_cache(s, p[i]) : slab->slab_cache;
+		if (!s)
+			cache = slab->slab_cache;
+		else if (debug)
+			cache = debug_check_cache(s, p[i]);
 		if (cache && s)
 			cache = cache_from_obj(cache, p[i]);
 		if (!cache) {
 			p[i] = NULL;
 			continue;
 		}
-		if (slqb_debug_cache(cache) && !is_kfence_address(p[i])) {
-			debug_slab_free(cache, slab, p[i], _RET_IP_);
+		if (debug && slqb_debug_cache(cache) &&
+		    !is_kfence_address(p[i])) {
+			debug_slab_free(cache, slab, p[i], addr);
 			p[i] = NULL;
 			continue;
 		}
@@ -1918,20 +1989,35 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 	}
 	local_irq_restore(flags);
 }
-EXPORT_SYMBOL(kmem_cache_free_bulk);
+
+static noinline __cold void free_bulk_debug(struct kmem_cache *s,
+					    size_t size, void **p,
+					    unsigned long addr)
+{
+	__free_bulk(s, size, p, addr, true);
+}
 
 /**
- * kmem_cache_alloc_bulk - allocate an array of objects
- * @s: the cache
- * @flags: GFP flags
+ * kmem_cache_free_bulk - free an array of objects
+ * @s: the cache, or %NULL to look each object's cache up (kfree_bulk())
  * @size: number of objects
- * @p: array to fill
+ * @p: the objects
  *
- * Return: @size on success. On failure nothing is left allocated and 0 is
- * returned.
+ * The objects are pushed onto the LIFO in one interrupt-disabled section.
  */
-int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
-			  void **p)
+void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
+{
+	if (slqb_debug_enabled()) {
+		free_bulk_debug(s, size, p, _RET_IP_);
+		return;
+	}
+	__free_bulk(s, size, p, _RET_IP_, false);
+}
+EXPORT_SYMBOL(kmem_cache_free_bulk);
+
+static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
+					size_t size, void **p,
+					unsigned long addr, bool debug)
 {
 	struct obj_cgroup *objcg = NULL;
 	unsigned long irqflags;
@@ -1941,12 +2027,12 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
 	if (unlikely(!s))
 		return 0;
 
-	if (slqb_debug_cache(s)) {
+	if (debug && slqb_debug_cache(s)) {
 		for (i = 0; i < size; i++) {
 			p[i] = kfence_alloc(s, s->object_size, flags);
 			if (!p[i])
 				p[i] = debug_alloc(s, flags, NUMA_NO_NODE,
-						   _RET_IP_);
+						   addr);
 			if (unlikely(!p[i]))
 				break;
 		}
@@ -1973,6 +2059,31 @@ done:
 	slab_post_alloc_hook(s, objcg, flags, size, p,
 			     slab_want_init_on_alloc(flags, s));
 	return size;
+}
+
+static noinline __cold int alloc_bulk_debug(struct kmem_cache *s,
+					    gfp_t flags, size_t size, void **p,
+					    unsigned long addr)
+{
+	return __alloc_bulk(s, flags, size, p, addr, true);
+}
+
+/**
+ * kmem_cache_alloc_bulk - allocate an array of objects
+ * @s: the cache
+ * @flags: GFP flags
+ * @size: number of objects
+ * @p: array to fill
+ *
+ * Return: @size on success. On failure nothing is left allocated and 0 is
+ * returned.
+ */
+int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
+			  void **p)
+{
+	if (slqb_debug_enabled())
+		return alloc_bulk_debug(s, flags, size, p, _RET_IP_);
+	return __alloc_bulk(s, flags, size, p, _RET_IP_, false);
 }
 EXPORT_SYMBOL(kmem_cache_alloc_bulk);
 
