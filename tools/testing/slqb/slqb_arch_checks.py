@@ -50,8 +50,8 @@ def arch_group(arch_name: str) -> Callable[[Context], None]:
 	arch = arch_of(arch_name)
 	shapes = ARCH_SHAPES.get(arch.name)
 	if not shapes:
-		raise SlqbError(f'`slqb test --arch {arch.name}` has no boots: '
-				'x86_64 is what plain `slqb test` runs', exit_code=2)
+		raise SlqbError(f'`slqb.py test --arch {arch.name}` has no boots: '
+				'x86_64 is what plain `slqb.py test` runs', exit_code=2)
 
 	def group(ctx: Context) -> None:
 		build = f'{arch.name}: SLQB kernel builds'

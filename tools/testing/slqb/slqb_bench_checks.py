@@ -70,7 +70,7 @@ def check_parser() -> None:
 
 def check_refusals(ctx: Context) -> None:
 	"""Bad arguments get exit 2 and a message naming the problem."""
-	slqb = os.path.join(HARNESS_DIR, 'slqb')
+	slqb = os.path.join(HARNESS_DIR, 'slqb.py')
 	cases = [(['--runs', '0'], '--runs 0'),
 		 (['--kernel', 'x=slib'], "unknown allocator 'slib'"),
 		 (['--kernel', 'x=slqb:CONFIG_A'], "'CONFIG_A' is not CONFIG_X=V"),

@@ -23,7 +23,7 @@ from slqb_util import SlqbError
 class Boot:
 	"""One boot of `slqb test`.
 
-	mode and stress go to the guest init (see guest/init). expect is
+	mode and stress go to the guest init (see guest/init.sh). expect is
 	'pass' (guest PASS, no bad kernel reports, KUnit all ok), 'report:LABEL'
 	(the harness must catch a report with that label, see slqb_report), or
 	'timeout' (the harness must stop QEMU and say so).

@@ -103,8 +103,16 @@ def make_command(paths: Paths, spec: KernelSpec, *targets: str) -> List[str]:
 
 
 def build_env(paths: Paths) -> Dict[str, str]:
-	"""Environment for make: our ccache directory unless one is set."""
+	"""Environment for make: our ccache directory unless one is set, and
+	<cache> as ccache's base directory unless one is set. kbuild passes
+	absolute source paths; ccache hashes them relative to the build
+	directory below the base, and that relative path is the same for the
+	work tree's builds (<cache>/build/X -> <cache>/src/work) and the
+	series group's (<cache>/series/build/X -> <cache>/series/src/work),
+	so one tree's builds fill the cache for the other's."""
 	env = dict(os.environ)
+	if not env.get('CCACHE_BASEDIR'):
+		env['CCACHE_BASEDIR'] = os.path.abspath(paths.cache)
 	if not env.get('CCACHE_DIR'):
 		env['CCACHE_DIR'] = os.path.join(paths.cache, 'ccache')
 		if not os.path.isfile(os.path.join(env['CCACHE_DIR'], 'ccache.conf')):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The guest's initramfs: busybox, guest/init, the workload tools, slqbinfo.
+"""The guest's initramfs: busybox, guest/init.sh, the workload tools, slqbinfo.
 
 The archive is described in the kernel's gen_init_cpio list format, built
 with usr/gen_init_cpio and gzipped. It is rebuilt only when its inputs
@@ -21,7 +21,7 @@ from slqb_util import (HARNESS_DIR, Paths, SlqbError, file_sha1, log,
 GUEST_DIR = os.path.join(HARNESS_DIR, 'guest')
 # Dynamic workload tools copied in with their libraries (ldd).
 WORKLOAD_TOOLS = ('stress-ng', 'hackbench')
-# The kernel's own self-test modules; guest/init loads them when the boot
+# The kernel's own self-test modules; guest/init.sh loads them when the boot
 # asks for slqbtest.selftests=1.
 SELFTEST_MODULES = ('lib/test_meminit.ko', 'lib/test_xarray.ko')
 # Test modules that report bugs on purpose, loaded only by boots that name
@@ -165,7 +165,7 @@ def describe_initramfs(paths: Paths, spec: KernelSpec,
 	cpio.add_dir('/dev')
 	cpio.add_node('/dev/console', '0600', 'c', 5, 1)
 	cpio.add_node('/dev/null', '0666', 'c', 1, 3)
-	cpio.add_file('/init', os.path.join(GUEST_DIR, 'init'))
+	cpio.add_file('/init', os.path.join(GUEST_DIR, 'init.sh'))
 	cpio.add_file('/etc/passwd', os.path.join(GUEST_DIR, 'passwd'), '0644')
 	cpio.add_file('/etc/group', os.path.join(GUEST_DIR, 'group'), '0644')
 	busybox = busybox_path()

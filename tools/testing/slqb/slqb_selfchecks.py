@@ -22,7 +22,7 @@ from slqb_tree import (TREE_MARKERS, ensure_pristine, overlay_files,
 		       series_targets)
 from slqb_util import HARNESS_DIR, BuildLock, file_sha1, sha1_of
 
-CLI = os.path.join(HARNESS_DIR, 'slqb')
+CLI = os.path.join(HARNESS_DIR, 'slqb.py')
 CLI_TIMEOUT_S = 300
 MISSING_PACKAGE = 'slqb-selftest-missing-package'
 BROKEN_PATCH_NAME = '9999-slqb-selftest-broken.patch'
@@ -201,7 +201,7 @@ def check_not_root_missing_package(ctx: Context) -> None:
 	prefix = []
 	if os.geteuid() == 0:
 		prefix = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--']
-	proc = run_cli(['boot', '--alloc', 'slub'], env, os.path.join(harness, 'slqb'), prefix)
+	proc = run_cli(['boot', '--alloc', 'slub'], env, os.path.join(harness, 'slqb.py'), prefix)
 	want = f'sudo apt-get install -y --no-install-recommends {MISSING_PACKAGE}'
 	require(proc.returncode == 2, f'exit status {proc.returncode}, expected 2', proc)
 	require(want in proc.stdout, f'no {want!r} line', proc)
@@ -254,7 +254,7 @@ def check_broken_patch(ctx: Context) -> None:
 		f.write(f'{BROKEN_PATCH_NAME}\n')
 	tree = scratch_tree(ctx, 'broken-tree', repo)
 	before = tree_digest(tree)
-	cli = os.path.join(repo, 'tools', 'testing', 'slqb', 'slqb')
+	cli = os.path.join(repo, 'tools', 'testing', 'slqb', 'slqb.py')
 	proc = run_cli(['apply', tree], cli_env(ctx, 'broken-cache'), cli)
 	require(proc.returncode == 1, f'exit status {proc.returncode}, expected 1', proc)
 	for text in (f'patches/{BROKEN_PATCH_NAME}', 'hunk #1 of Makefile FAILED',

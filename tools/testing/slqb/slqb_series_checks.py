@@ -8,16 +8,23 @@ tarball changes), compares the result with what the harness lays over its
 work tree, runs checkpatch --strict on each patch and builds each patch on
 x86_64 in order, stopping at the first that does not build.
 
-Every patch is built with the kernels group's SLQB config of the last
-patch (SLQB_STATS, SLQB_DEBUG, the KUnit suite, the debug test module,
-NUMA, SMP, KFENCE), made fit for the patch by olddefconfig, as a bisect
-keeps its .config: options a patch does not know yet drop out and the
-others stay, so a patch rebuilds only what its own options touch. Before
-`config SLQB` exists that gives SLUB. SLUB and SLQB steps have their own
-build directories under <cache>/series/build/. The tree
-they build from, <cache>/series/src/work, is a hardlinked copy of the
-pristine tree into which only the files that differ from the previous
-step are written, so that each step rebuilds only what it changed.
+A patch before `config SLQB` exists is built as the kernels group's SLUB
+kernel. Every later patch is built with the kernels group's SLQB config
+of the last patch (SLQB_STATS, SLQB_DEBUG, the KUnit suite, the debug
+test module, NUMA, SMP, KFENCE), made fit for the patch by olddefconfig,
+as a bisect keeps its .config: options a patch does not know yet drop out
+and the others stay, so a patch rebuilds only what its own options touch.
+SLUB and SLQB steps have their own build directories under
+<cache>/series/build/. The tree they build from, <cache>/series/src/work,
+is a hardlinked copy of the pristine tree into which only the files that
+differ from the previous step are written, so that each step rebuilds
+only what it changed.
+
+Cold, the builds cost little more than the kernels group's: the SLQB
+build directory is first built at the last patch, whose kernel is the
+kernels group's SLQB kernel, and the first patch's SLUB kernel is the
+kernels group's SLUB kernel, so ccache (see build_env) has both; the
+patches in between then rebuild only what differs from those.
 """
 
 import os
@@ -274,6 +281,16 @@ def configure_step(spaths: Paths, spec: KernelSpec, reference: str) -> None:
 		raise CheckFailed(f'the {spec.name} config has no {want}=y')
 
 
+def configure_slub_step(spaths: Paths, spec: KernelSpec) -> None:
+	"""The kernels group's SLUB config (tinyconfig + base + alloc-slub),
+	for a patch from before SLQB: its objects are that kernel's."""
+	os.makedirs(spec.build_dir(spaths), exist_ok=True)
+	generate_config(spaths, spec, fragments(spec, spaths))
+	config = parse_config(read_text(os.path.join(spec.build_dir(spaths), '.config')))
+	if config.get('CONFIG_SLUB') != 'y':
+		raise CheckFailed(f'the {spec.name} config has no CONFIG_SLUB=y')
+
+
 def build_step(paths: Paths, spaths: Paths, spec: KernelSpec, label: str) -> str:
 	"""make bzImage (and modules) for the tree as it is; returns a note."""
 	config = read_text(os.path.join(spec.build_dir(spaths), '.config'))
@@ -338,6 +355,24 @@ def build_all(ctx: Context, am: str, commits: Sequence[str],
 			os.environ['CCACHE_DIR'] = env_ccache
 
 
+def prime_slqb_build(paths: Paths, spaths: Paths, reference: str) -> None:
+	"""Builds the SLQB build directory at the last patch, the tree as it
+	is when this is called: the kernels group's SLQB kernel, so ccache
+	has its objects, and the SLQB patches then rebuild only what differs
+	from it. Not a check: the last patch's own build is one."""
+	if not tree_has_slqb(spaths.work):
+		return
+	spec = KernelSpec('slqb')
+	try:
+		configure_step(spaths, spec, reference)
+		note = build_step(paths, spaths, spec, 'last')
+	except CheckFailed as e:
+		log(f'series: the last patch\'s SLQB kernel does not build; the '
+		    f'patch builds below say where it breaks ({str(e).splitlines()[0]})')
+		return
+	log(f'series: SLQB build directory made at the last patch: {note}')
+
+
 def build_steps(ctx: Context, am: str, commits: Sequence[str],
 		names: Sequence[str], touched: Sequence[str]) -> None:
 	"""build_all's work, under the build lock."""
@@ -350,6 +385,7 @@ def build_steps(ctx: Context, am: str, commits: Sequence[str],
 			   repr(read_json(pristine_stamp_path(paths))))
 	sync_step(am, commits[-1], spaths.work, touched)
 	reference = reference_config(spaths, touched)
+	prime_slqb_build(paths, spaths, reference)
 	failed: Optional[str] = None
 	for number, (commit, name) in enumerate(zip(commits, names), 1):
 		if failed:
@@ -363,9 +399,12 @@ def build_steps(ctx: Context, am: str, commits: Sequence[str],
 				note = ('no kernel build input changed: the kernel of '
 					'the patch before stands')
 			else:
-				alloc = 'slqb' if tree_has_slqb(spaths.work) else 'slub'
-				spec = KernelSpec(alloc)
-				configure_step(spaths, spec, reference)
+				if tree_has_slqb(spaths.work):
+					spec = KernelSpec('slqb')
+					configure_step(spaths, spec, reference)
+				else:
+					spec = KernelSpec('slub')
+					configure_slub_step(spaths, spec)
 				note = build_step(paths, spaths, spec, f'{number:04d}')
 			if any(p.startswith('tools/vm/') for p in paths_here):
 				build_slqbinfo(spaths.work)

@@ -6,7 +6,7 @@ Builds slqbinfo into a temporary directory, generates /sys/kernel/slab-like
 fixture trees there (with and without CONFIG_SLQB_STATS files, and broken
 ones), runs the tool against them with --root and checks what it prints.
 
-    python3 tools/testing/slqb/slqbinfo_test.py [-v]
+Run it with python3 from the top of the repository; -v lists each test.
 
 SLQBINFO_SRC=path/to/slqbinfo.c tests another copy of the source (handy to
 check that a deliberately broken tool makes the tests fail);

@@ -4,7 +4,7 @@
  * userspace (arm64, i386): a static program, cross-compiled by the
  * harness, that checks the machine shape the harness asked for, makes the
  * kernel allocate and free slab objects, shrinks every cache, prints the
- * verdict in guest/init's format and reboots (QEMU runs with -no-reboot,
+ * verdict in guest/init.sh's format and reboots (QEMU runs with -no-reboot,
  * so it exits). The SLQB KUnit suite is built in and has run by then.
  *
  * Output lines for the harness start with "SLQB-GUEST: "; the last one is

@@ -66,9 +66,9 @@ count_list() {	# count_list "0-2,5": how many numbers a sysfs list names
 }
 
 mount_all() {
-	mount -t proc proc /proc
-	mount -t sysfs sysfs /sys
-	mount -t devtmpfs devtmpfs /dev 2>/dev/null
+	mount -t proc none /proc
+	mount -t sysfs none /sys
+	mount -t devtmpfs none /dev 2>/dev/null
 	mount -t tmpfs -o mode=1777 tmpfs /tmp
 	ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
 }
@@ -79,7 +79,8 @@ check_shape() {	# the CPUs and NUMA nodes the kernel sees, against the ask
 	nodes=$(count_list "$(cat /sys/devices/system/node/online 2>/dev/null || echo 0)")
 	memnodes=$(count_list "$(cat /sys/devices/system/node/has_memory 2>/dev/null || echo 0)")
 	echo "cpus online: $cpus ($(cat /sys/devices/system/cpu/online))"
-	echo "nodes online: $nodes, with memory: $memnodes ($(cat /sys/devices/system/node/has_memory 2>/dev/null))"
+	echo "nodes online: $nodes, with memory: $memnodes" \
+	     "($(cat /sys/devices/system/node/has_memory 2>/dev/null))"
 	for node in /sys/devices/system/node/node*; do
 		[ -d "$node" ] || continue
 		mem=$(awk '/MemTotal/ { print $4 " " $5 }' "$node/meminfo")
@@ -101,7 +102,7 @@ run_hackbench() {	# processes on sockets, then threads on pipes
 	hackbench -g 2 -l 20 && hackbench -T -p -g 2 -l 20
 }
 
-churn() {	# churn [N]: fork/exec, file, directory and dentry churn on tmpfs
+run_churn() {	# run_churn [N]: fork/exec, file, directory and dentry churn on tmpfs
 	i=0
 	while [ $i -lt "${1:-100}" ]; do
 		mkdir -p /tmp/churn/$i/a/b
@@ -117,7 +118,8 @@ churn() {	# churn [N]: fork/exec, file, directory and dentry churn on tmpfs
 }
 
 cpu_hotplug() {	# take the last CPU offline and back, twice
-	last=/sys/devices/system/cpu/cpu$(( $(count_list "$(cat /sys/devices/system/cpu/online)") - 1 ))
+	last=$(count_list "$(cat /sys/devices/system/cpu/online)")
+	last=/sys/devices/system/cpu/cpu$(( last - 1 ))
 	if [ ! -w "$last/online" ]; then
 		echo "no hot-pluggable CPU; skipped"
 		return 0
@@ -130,7 +132,7 @@ cpu_hotplug() {	# take the last CPU offline and back, twice
 	echo "cpu hotplug: ${last##*/} offline/online x2"
 }
 
-memcg() {	# allocate inside a memory cgroup (kmem accounting hooks)
+run_in_memcg() {	# allocate inside a memory cgroup (kmem accounting hooks)
 	mkdir -p /sys/fs/cgroup
 	mount -t cgroup2 none /sys/fs/cgroup || return 1
 	echo +memory > /sys/fs/cgroup/cgroup.subtree_control || return 1
@@ -138,7 +140,7 @@ memcg() {	# allocate inside a memory cgroup (kmem accounting hooks)
 	# In a subshell $$ is still init's pid; /proc/self/stat has our own.
 	(read -r pid rest < /proc/self/stat &&
 	 echo "$pid" > /sys/fs/cgroup/slqbtest/cgroup.procs &&
-	 churn 30 && hackbench -g 1 -l 5 > /dev/null) || return 1
+	 run_churn 30 && hackbench -g 1 -l 5 > /dev/null) || return 1
 	grep -E '^(slab|slab_reclaimable|slab_unreclaimable) ' /sys/fs/cgroup/slqbtest/memory.stat
 	rmdir /sys/fs/cgroup/slqbtest
 }
@@ -166,7 +168,7 @@ mem_returned() {
 	[ "$now" -le "$limit" ]
 }
 
-selftests() {	# the kernel's own slab self-tests, when the boot asks
+run_selftests() {	# the kernel's own slab self-tests, when the boot asks
 	[ "$(param selftests 0)" = 1 ] || { echo "not asked for"; return 0; }
 	rc=0
 	for module in /lib/slqbtest/*.ko; do
@@ -178,7 +180,8 @@ selftests() {	# the kernel's own slab self-tests, when the boot asks
 }
 
 hotplug_loop() {	# hotplug_loop FILE: offline/online a CPU until FILE goes
-	last=/sys/devices/system/cpu/cpu$(( $(count_list "$(cat /sys/devices/system/cpu/online)") - 1 ))
+	last=$(count_list "$(cat /sys/devices/system/cpu/online)")
+	last=/sys/devices/system/cpu/cpu$(( last - 1 ))
 	[ -w "$last/online" ] || { echo "no hot-pluggable CPU; no hotplug"; return 0; }
 	rounds=0
 	while [ -e "$1" ]; do
@@ -196,7 +199,7 @@ stress_all() {	# stress-ng, hackbench and churn at once, CPUs coming and going
 	hp=$!
 	(while [ -e /tmp/stress-running ]; do
 		hackbench -g 2 -l 10 > /dev/null || exit 1
-		churn 20 || exit 1
+		run_churn 20 || exit 1
 	done) &
 	hb=$!
 	run_stress_ng
@@ -233,7 +236,7 @@ shrink_caches() {
 	return 0
 }
 
-tunables() {	# SLQB: bad hiwater/freebatch writes are refused, good ones taken
+check_tunables() {	# SLQB: bad hiwater/freebatch writes are refused, good ones taken
 	[ "$(param alloc "")" = slqb ] || { echo "not SLQB"; return 0; }
 	d=/sys/kernel/slab/kmalloc-64
 	hw=$(cat $d/hiwater)
@@ -273,8 +276,10 @@ bench_say() {
 }
 
 bench_mem() {	# bench_mem STAGE: slab memory now (no dropping of caches)
-	b_pages=$(awk '$1 == "nr_slab_reclaimable" || $1 == "nr_slab_unreclaimable" { n += $2 } END { print n + 0 }' /proc/vmstat)
-	bench_say "mem stage=$1 Slab=$(slab_kb Slab) SUnreclaim=$(slab_kb SUnreclaim) slab_pages=$b_pages"
+	b_pages=$(awk '$1 ~ /^nr_slab_(reclaimable|unreclaimable)$/ { n += $2 }
+		END { print n + 0 }' /proc/vmstat)
+	bench_say "mem stage=$1 Slab=$(slab_kb Slab) SUnreclaim=$(slab_kb SUnreclaim)" \
+		"slab_pages=$b_pages"
 }
 
 bench_time() {	# bench_time NAME COMMAND...: wall seconds of COMMAND
@@ -289,11 +294,13 @@ bench_time() {	# bench_time NAME COMMAND...: wall seconds of COMMAND
 		tail -5 /tmp/bench.out
 		return 1
 	fi
-	bench_say "sys name=$b_name value=$(awk -v a="$b_t0" -v b="$b_t1" 'BEGIN { printf "%.4f", b - a }') unit=s"
+	b_val=$(awk -v a="$b_t0" -v b="$b_t1" 'BEGIN { printf "%.4f", b - a }')
+	bench_say "sys name=$b_name value=$b_val unit=s"
 }
 
 bench_micro() {	# the slqb_bench module; slqbtest.benchmod=a=1:b=2 are its parameters
-	[ -e /lib/slqbtest/slqb_bench.ko ] || { bench_say "error name=micro rc=no-module"; return 1; }
+	[ -e /lib/slqbtest/slqb_bench.ko ] ||
+		{ bench_say "error name=micro rc=no-module"; return 1; }
 	insmod /lib/slqbtest/slqb_bench.ko $(param benchmod "" | tr ':' ' ') || {
 		bench_say "error name=micro rc=insmod"; return 1; }
 	rmmod slqb_bench
@@ -309,17 +316,20 @@ bench_stat_dump() {	# bench_stat_dump PHASE CASE: SLQB counter totals of kmalloc
 		[ -r "$b_dir/alloc" ] || continue
 		b_line=""
 		for b_f in $SLQB_STATS; do
-			[ -r "$b_dir/$b_f" ] && b_line="$b_line $b_f=$(cut -d' ' -f1 < "$b_dir/$b_f")"
+			[ -r "$b_dir/$b_f" ] || continue
+			b_line="$b_line $b_f=$(cut -d' ' -f1 < "$b_dir/$b_f")"
 		done
 		bench_say "stat phase=$1 case=$2 cache=${b_dir##*/}$b_line"
 	done
 }
 
 bench_stats() {	# each micro case alone, with the counters before and after
-	[ -r /sys/kernel/slab/kmalloc-64/alloc ] || { bench_say "skip name=stats why=no-SLQB_STATS"; return 0; }
+	[ -r /sys/kernel/slab/kmalloc-64/alloc ] ||
+		{ bench_say "skip name=stats why=no-SLQB_STATS"; return 0; }
 	for b_case in $(param statcases pair,batch,bulk,allcpu,remote,node,rcu | tr ',' ' '); do
 		bench_stat_dump before "$b_case"
-		insmod /lib/slqbtest/slqb_bench.ko $(param benchmod "" | tr ':' ' ') cases="$b_case" || return 1
+		insmod /lib/slqbtest/slqb_bench.ko $(param benchmod "" | tr ':' ' ') \
+			cases="$b_case" || return 1
 		rmmod slqb_bench
 		bench_stat_dump after "$b_case"
 	done
@@ -327,7 +337,8 @@ bench_stats() {	# each micro case alone, with the counters before and after
 
 bench_hackbench() {	# hackbench: processes/threads on sockets/pipes
 	set -- $(param hackbench 4:50 | tr ':' ' ')
-	command -v hackbench > /dev/null || { bench_say "skip name=hackbench why=missing"; return 0; }
+	command -v hackbench > /dev/null ||
+		{ bench_say "skip name=hackbench why=missing"; return 0; }
 	for b_v in "proc-sock:" "proc-pipe:-p" "thread-sock:-T" "thread-pipe:-T -p"; do
 		bench_time "hackbench-${b_v%%:*}" hackbench ${b_v#*:} -g "$1" -l "$2"
 	done
@@ -341,7 +352,8 @@ bench_perf() {	# perf bench sched messaging, processes and threads
 		return 0
 	fi
 	for b_v in "proc:" "thread:-t"; do
-		bench_time "perf-messaging-${b_v%%:*}" perf bench sched messaging ${b_v#*:} -g "$1" -l "$2"
+		bench_time "perf-messaging-${b_v%%:*}" \
+			perf bench sched messaging ${b_v#*:} -g "$1" -l "$2"
 	done
 }
 
@@ -371,7 +383,8 @@ bench_iperf() {	# iperf3 over loopback (skb allocations)
 	iperf3 -c 127.0.0.1 -t "$(param iperf 3)" -f m > /tmp/iperf.out 2>&1
 	b_rc=$?
 	wait $b_server
-	b_mbit=$(awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") v = $i } END { print v }' /tmp/iperf.out)
+	b_mbit=$(awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") v = $i }
+		END { print v }' /tmp/iperf.out)
 	if [ $b_rc -ne 0 ] || [ -z "$b_mbit" ]; then
 		bench_say "error name=iperf3 rc=$b_rc"
 		tail -5 /tmp/iperf.out
@@ -402,7 +415,8 @@ bench_mode() {	# slqbtest.bench=micro,hackbench,perf,churn,iperf[,stats], in ord
 fake_report() {
 	case "$(param fake "")" in
 	BUG) echo "BUG: slqbtest fake report (slqbtest.fake=BUG, harness self-test)" > /dev/kmsg ;;
-	WARNING) echo "WARNING: slqbtest fake report (slqbtest.fake=WARNING, harness self-test)" > /dev/kmsg ;;
+	WARNING) echo "WARNING: slqbtest fake report" \
+		"(slqbtest.fake=WARNING, harness self-test)" > /dev/kmsg ;;
 	esac
 }
 
@@ -475,18 +489,18 @@ bench)
 	;;
 *)
 	step shape check_shape
-	step selftests selftests
+	step selftests run_selftests
 	record_mem before
 	step hackbench run_hackbench
-	step churn churn
+	step churn run_churn
 	step cpu-hotplug cpu_hotplug
-	step memcg memcg
+	step memcg run_in_memcg
 	step stress stress_all
 	record_mem after
 	step shrink shrink_caches
 	record_mem shrunk
 	step slab-memory-returned mem_returned
-	step tunables tunables
+	step tunables check_tunables
 	step slabinfo show_slabs
 	;;
 esac

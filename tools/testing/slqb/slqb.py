@@ -24,16 +24,16 @@ exec python3 "$0" "$@"
 DESCRIPTION = """SLQB test harness: build Linux 6.1 with the SLQB series in patches/
 and the new files of this repository, boot it in QEMU, and judge the boot.
 
-  slqb boot [--alloc slqb|slub|slab|slob] [--cpus N] [--nodes N]
-            [--memoryless-node] [--kconfig CONFIG_X=y ...] [--append ARGS]
-            [--shell] [--timeout S] [--stress S]
-  slqb apply DIR        lay the series and the new files over a 6.1 tree
-  slqb test             everything CI runs
-  slqb boot|test --arch arm64|i386   the same on another architecture
-  slqb series [DIR]     export the series for git am, with a cover letter
-  slqb bench [--quick] [--runs R] [--kernel NAME=ALLOC[:CONFIG_X=V,...]]
-            [--nodes N] [--counters]
-                        SLQB against SLAB, SLUB and SLOB (see README.slqb)
+  slqb.py boot [--alloc slqb|slub|slab|slob] [--cpus N] [--nodes N]
+               [--memoryless-node] [--kconfig CONFIG_X=y ...] [--append ARGS]
+               [--shell] [--timeout S] [--stress S]
+  slqb.py apply DIR      lay the series and the new files over a 6.1 tree
+  slqb.py test           everything CI runs
+  slqb.py boot|test --arch arm64|i386   the same on another architecture
+  slqb.py series [DIR]   export the series for git am, with a cover letter
+  slqb.py bench [--quick] [--runs R] [--kernel NAME=ALLOC[:CONFIG_X=V,...]]
+                [--nodes N] [--counters]
+                         SLQB against SLAB, SLUB and SLOB (see README.slqb)
 
 Cache (source trees, builds, logs): $SLQB_CACHE or <repo>/.slqb-cache."""
 
@@ -122,7 +122,7 @@ def positive_int(text: str) -> int:
 
 def parser() -> argparse.ArgumentParser:
 	"""The command line."""
-	top = argparse.ArgumentParser(prog='slqb', description=DESCRIPTION,
+	top = argparse.ArgumentParser(prog='slqb.py', description=DESCRIPTION,
 				      formatter_class=argparse.RawDescriptionHelpFormatter)
 	sub = top.add_subparsers(dest='command', metavar='COMMAND')
 	sub.required = True
