@@ -23,8 +23,10 @@ only what it changed.
 Cold, the builds cost little more than the kernels group's: the SLQB
 build directory is first built at the last patch, whose kernel is the
 kernels group's SLQB kernel, and the first patch's SLUB kernel is the
-kernels group's SLUB kernel, so ccache (see build_env) has both; the
-patches in between then rebuild only what differs from those.
+kernels group's SLUB kernel, so ccache (see build_env) has both. ccache
+keys each object on the whole config (autoconf.h), so the patches in
+between come from make alone: it recompiles what differs from the last
+patch, the files they change and those that test the options they add.
 """
 
 import os
