@@ -64,6 +64,7 @@ BOOTS = [
 	Boot('slqb', '4cpu-1node', cpus=4, stress=STRESS),
 	Boot('slqb', '4cpu-2node-memoryless', cpus=4, nodes=2, memoryless=True,
 	     stress=STRESS),
+	# NUMA depends on SMP: this is also the x86_64 CONFIG_NUMA=n kernel.
 	Boot('slqb', '1cpu-nosmp', cpus=1, stress=STRESS,
 	     kconfig=('CONFIG_SMP=n',)),
 	# Bugs on purpose: slqb_debug= must report and contain each one. The
