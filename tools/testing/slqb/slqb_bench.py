@@ -57,6 +57,7 @@ BENCH_EXTRAS: Tuple[str, ...] = (
 	'CONFIG_KFENCE=n',
 	'CONFIG_SLQB_DEBUG=n',
 	'CONFIG_TEST_SLQB_DEBUG=n',
+	'CONFIG_PAGE_OWNER=n',
 )
 BENCH_SRC = os.path.join(HARNESS_DIR, 'bench')
 BENCH_PACKAGES = ['iperf3', 'linux-perf', 'gnuplot-nox']
