@@ -194,7 +194,7 @@ static DEFINE_STATIC_KEY_MAYBE(CONFIG_SLQB_DEBUG_ON, slqb_debug_key);
  * Whether slqb_debug= asked for any debugging at all. The entry points test
  * this once, first thing, and branch to an out-of-line copy of themselves
  * that can debug: with jump labels, a kernel booted without slqb_debug runs
- * the fast paths with a NOP where the test is, and nothing else.
+ * the fast paths with a NOP where the test is.
  */
 static __always_inline bool slqb_debug_enabled(void)
 {
@@ -1705,7 +1705,9 @@ static inline void wipe_freepointer(struct kmem_cache *s, void *object)
  * The entry points below come in pairs: an inline body that takes a
  * constant @debug, and an out-of-line copy built with @debug true that the
  * inline one branches to when slqb_debug_enabled(). Built with @debug false,
- * the body compiles to the same code as a kernel without CONFIG_SLQB_DEBUG.
+ * the body has none of the debugging code: the fast path is that of a kernel
+ * without CONFIG_SLQB_DEBUG, but for the test and what the compiler keeps
+ * live across it.
  */
 static __always_inline void *__slab_alloc_node(struct kmem_cache *s,
 					       struct list_lru *lru,
