@@ -698,6 +698,54 @@ static void slqb_test_gfp_zero(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/* KFENCE's sample interval in ms: 0 when it is off or not built. */
+static unsigned long kfence_interval(void)
+{
+#ifdef CONFIG_KFENCE
+	return READ_ONCE(kfence_sample_interval);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * kzalloc() of a size smaller than its kmalloc cache's objects, when KFENCE
+ * samples it: the object is only the requested bytes, with KFENCE's
+ * canaries (never zero) after it, and those must survive the zeroing.
+ */
+static void slqb_test_kfence_gfp_zero(struct kunit *test)
+{
+	const size_t size = 100;
+	unsigned long timeout;
+	size_t canaries;
+	u8 *p;
+
+	if (!kfence_interval())
+		kunit_skip(test, "KFENCE is off: boot with kfence.sample_interval=N");
+
+	/* KFENCE's own tests wait as long for a sample. */
+	timeout = jiffies + msecs_to_jiffies(100 * kfence_interval());
+	do {
+		p = kzalloc(size, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		if (is_kfence_address(p))
+			break;
+		kfree(p);
+		p = NULL;
+		cond_resched();
+	} while (time_before(jiffies, timeout));
+	KUNIT_ASSERT_NOT_NULL_MSG(test, p, "KFENCE sampled no kzalloc(%zu)",
+				  size);
+
+	KUNIT_EXPECT_TRUE(test, all_bytes(p, 0, size));
+	/* From the end of the object to that of the cache's, or the page. */
+	canaries = min_t(size_t, PAGE_SIZE - offset_in_page(p),
+			 kmalloc_size_roundup(size)) - size;
+	KUNIT_EXPECT_NULL_MSG(test, memchr(p + size, 0, canaries),
+			      "zeroed past the %zu bytes asked for", size);
+	kfree(p);
+}
+
 /* Every kmalloc size class, from 0 to the largest. */
 static void slqb_test_kmalloc_sizes(struct kunit *test)
 {
@@ -856,6 +904,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_bulk),
 	KUNIT_CASE(slqb_test_bulk_partial_failure),
 	KUNIT_CASE(slqb_test_gfp_zero),
+	KUNIT_CASE(slqb_test_kfence_gfp_zero),
 	KUNIT_CASE(slqb_test_kmalloc_sizes),
 	KUNIT_CASE(slqb_test_krealloc),
 	KUNIT_CASE(slqb_test_trim_idle),

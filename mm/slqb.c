@@ -1717,12 +1717,19 @@ static __always_inline void *__slab_alloc_node(struct kmem_cache *s,
 {
 	struct obj_cgroup *objcg = NULL;
 	unsigned long flags;
+	bool init = false;
 	void *object;
 
 	s = slab_pre_alloc_hook(s, lru, &objcg, 1, gfpflags);
 	if (!s)
 		return NULL;
 
+	/*
+	 * A KFENCE object is only @orig_size bytes long, with canaries in the
+	 * rest of its page, and kfence_alloc() has already zeroed it if the
+	 * caller asked: clearing s->object_size bytes of it here would write
+	 * over the canaries.
+	 */
 	object = kfence_alloc(s, orig_size, gfpflags);
 	if (unlikely(object))
 		goto out;
@@ -1734,9 +1741,9 @@ static __always_inline void *__slab_alloc_node(struct kmem_cache *s,
 		local_irq_restore(flags);
 		wipe_freepointer(s, object);
 	}
+	init = slab_want_init_on_alloc(gfpflags, s);
 out:
-	slab_post_alloc_hook(s, objcg, gfpflags, 1, &object,
-			     slab_want_init_on_alloc(gfpflags, s));
+	slab_post_alloc_hook(s, objcg, gfpflags, 1, &object, init);
 	return object;
 }
 
