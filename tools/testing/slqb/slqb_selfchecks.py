@@ -13,6 +13,7 @@ import subprocess
 from typing import Dict, Sequence
 
 from slqb_boot import BootRequest, judge
+from slqb_boots import kfence_test_reports, unexpected_reports
 from slqb_build import first_build_error
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_qemu import GuestRun, Shape
@@ -99,6 +100,18 @@ SAMPLE_KTAP = '''\
 [    0.500019]     KTAP version 1
 [    0.500020]     # Subtest: crashes
 [    0.500021]     1..1
+'''
+
+# A report before kfence_test loads is a real bug; those of its cases, not.
+SAMPLE_KFENCE = '''\
+[    1.000000] BUG: KFENCE: memory corruption in kobject_uevent_env+0x44a/0x45d
+[    9.000000]     KTAP version 1
+[    9.000001]     # Subtest: kfence
+[    9.000002]     1..1
+[    9.100000] BUG: KFENCE: out-of-bounds read in test_out_of_bounds_read+0x9/0x30
+[    9.200000]     ok 1 test_out_of_bounds_read
+[    9.200001] ok 1 kfence
+[    9.300000] BUG: KFENCE: use-after-free read in rcu_core+0x275/0x4c5
 '''
 
 SAMPLE_BUILD_LOG = '''\
@@ -301,6 +314,15 @@ def check_ktap(ctx: Context) -> None:
 	require(not report.clean(), 'a failing report counted as clean')
 
 
+def check_kfence_reports(ctx: Context) -> None:
+	"""Only the KFENCE reports inside kfence_test's suite are allowed."""
+	lines = SAMPLE_KFENCE.splitlines()
+	bad = unexpected_reports(lines, kfence_test_reports(lines))
+	require(bad == [lines[0], lines[-1]], 'refused:\n' + '\n'.join(bad))
+	bad = unexpected_reports(lines[:1], kfence_test_reports(lines[:1]))
+	require(bad == lines[:1], 'a KFENCE report without kfence_test was allowed')
+
+
 def check_first_build_error(ctx: Context) -> None:
 	"""The first compiler error is quoted with gcc's context lines."""
 	quoted = first_build_error(SAMPLE_BUILD_LOG.splitlines())
@@ -327,6 +349,8 @@ def harness_selfchecks(ctx: Context) -> None:
 		 lambda: check_clean_console(ctx)),
 		('console: KTAP parsed (nesting, skips, failures, incomplete)',
 		 lambda: check_ktap(ctx)),
+		('console: KFENCE reports outside kfence_test refused',
+		 lambda: check_kfence_reports(ctx)),
 		('build: first compiler error quoted', lambda: check_first_build_error(ctx)),
 	]
 	ctx.expect([name for name, _ in checks])
