@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/sizes.h>
 #include <linux/smp.h>
+#include <linux/thread_info.h>
 
 #include "../mm/slab.h"
 
@@ -720,6 +721,30 @@ static unsigned long kfence_interval(void)
 }
 
 /*
+ * An object of @s (of kmalloc(@size) if @s is NULL) that KFENCE sampled, at
+ * the end of its page if @at_end (KFENCE picks either end at random), or
+ * NULL once KFENCE's own tests would have stopped waiting for a sample.
+ */
+static void *kfence_sample(struct kmem_cache *s, size_t size, gfp_t gfp,
+			   bool at_end)
+{
+	unsigned long timeout;
+	void *p;
+
+	timeout = jiffies + msecs_to_jiffies(100 * kfence_interval());
+	do {
+		p = s ? kmem_cache_alloc(s, gfp) : kmalloc(size, gfp);
+		if (!p)
+			return NULL;
+		if (is_kfence_address(p) && (!at_end || offset_in_page(p)))
+			return p;
+		kfree(p);
+		cond_resched();
+	} while (time_before(jiffies, timeout));
+	return NULL;
+}
+
+/*
  * kzalloc() of a size smaller than its kmalloc cache's objects, when KFENCE
  * samples it: the object is only the requested bytes, with KFENCE's
  * canaries (never zero) after it, and those must survive the zeroing.
@@ -727,24 +752,12 @@ static unsigned long kfence_interval(void)
 static void slqb_test_kfence_gfp_zero(struct kunit *test)
 {
 	const size_t size = 100;
-	unsigned long timeout;
 	size_t canaries;
 	u8 *p;
 
 	if (!kfence_interval())
 		kunit_skip(test, "KFENCE is off: boot with kfence.sample_interval=N");
-
-	/* KFENCE's own tests wait as long for a sample. */
-	timeout = jiffies + msecs_to_jiffies(100 * kfence_interval());
-	do {
-		p = kzalloc(size, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, p);
-		if (is_kfence_address(p))
-			break;
-		kfree(p);
-		p = NULL;
-		cond_resched();
-	} while (time_before(jiffies, timeout));
+	p = kfence_sample(NULL, size, GFP_KERNEL | __GFP_ZERO, false);
 	KUNIT_ASSERT_NOT_NULL_MSG(test, p, "KFENCE sampled no kzalloc(%zu)",
 				  size);
 
@@ -755,6 +768,45 @@ static void slqb_test_kfence_gfp_zero(struct kunit *test)
 	KUNIT_EXPECT_NULL_MSG(test, memchr(p + size, 0, canaries),
 			      "zeroed past the %zu bytes asked for", size);
 	kfree(p);
+}
+
+static void usercopy_ctor(void *object)
+{
+	memset(object, 0, 16);
+}
+
+/*
+ * Hardened usercopy takes a KFENCE sample for the object it is, wherever it
+ * lies in its page. Objects of 16 bytes with a constructor take 24 with
+ * their free pointer, and a page holds them up to 16 bytes short of its
+ * end, just where KFENCE puts a 16-byte sample at the end of its page. A
+ * check that looked for an object of the slab there would call BUG().
+ */
+static void slqb_test_kfence_usercopy(struct kunit *test)
+{
+	struct kmem_cache *s;
+	size_t n = 16;
+	u8 *p;
+
+	/* check_object_size() leaves a constant size to the compiler. */
+	OPTIMIZER_HIDE_VAR(n);
+	if (!IS_ENABLED(CONFIG_HARDENED_USERCOPY))
+		kunit_skip(test, "needs CONFIG_HARDENED_USERCOPY");
+	if (!kfence_interval())
+		kunit_skip(test, "KFENCE is off: boot with kfence.sample_interval=N");
+	s = kmem_cache_create_usercopy("slqb_test_usercopy", 16, 0,
+				       SLAB_NOLEAKTRACE, 0, 16, usercopy_ctor);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	p = kfence_sample(s, 0, GFP_KERNEL, true);
+	if (!p)
+		kmem_cache_destroy(s);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, p,
+				  "KFENCE sampled no object at a page end");
+	KUNIT_EXPECT_EQ(test, offset_in_page(p), PAGE_SIZE - 16);
+	check_object_size(p, n, true);
+	check_object_size(p + n / 2, n / 2, false);
+	kmem_cache_free(s, p);
+	kmem_cache_destroy(s);
 }
 
 /* Every kmalloc size class, from 0 to the largest. */
@@ -916,6 +968,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_bulk_partial_failure),
 	KUNIT_CASE(slqb_test_gfp_zero),
 	KUNIT_CASE(slqb_test_kfence_gfp_zero),
+	KUNIT_CASE(slqb_test_kfence_usercopy),
 	KUNIT_CASE(slqb_test_kmalloc_sizes),
 	KUNIT_CASE(slqb_test_krealloc),
 	KUNIT_CASE(slqb_test_trim_idle),

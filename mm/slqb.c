@@ -2753,15 +2753,22 @@ void __check_heap_object(const void *ptr, unsigned long n,
 			 const struct slab *slab, bool to_user)
 {
 	struct kmem_cache *s = slab->slab_cache;
-	unsigned long offset = ptr - slab_address(slab);
+	unsigned long offset;
 
-	if (ptr < slab_address(slab) || offset >= s->objects * s->size)
-		usercopy_abort("SLQB object not in a SLQB slab", NULL, to_user,
-			       0, n);
-	if (is_kfence_address(ptr))
+	/*
+	 * A KFENCE object may sit anywhere in its page, past the objects a
+	 * slab of @s would hold: measure it from its own start.
+	 */
+	if (is_kfence_address(ptr)) {
 		offset = ptr - kfence_object_start(ptr);
-	else
+	} else {
+		offset = ptr - slab_address(slab);
+		if (ptr < slab_address(slab) ||
+		    offset >= s->objects * s->size)
+			usercopy_abort("SLQB object not in a SLQB slab", NULL,
+				       to_user, 0, n);
 		offset %= s->size;
+	}
 	if (offset >= s->useroffset &&
 	    offset - s->useroffset <= s->usersize &&
 	    n <= s->useroffset - offset + s->usersize)
