@@ -44,7 +44,10 @@ class Boot:
 
 # Boots that run the kernel's own slab self-tests; init_on_alloc and
 # init_on_free put the allocator's initialisation paths under test too.
-SELFTESTS = 'init_on_alloc=1 init_on_free=1 slqbtest.selftests=1'
+# KFENCE samples there, as in Debian's kernels, and the slqb suite's KFENCE
+# cases run.
+SELFTESTS = ('init_on_alloc=1 init_on_free=1 kfence.sample_interval=100 '
+	     'slqbtest.selftests=1')
 KFENCE = 'kfence.sample_interval=100 slqbtest.load=kfence_test'
 DEBUG_NO_CACHE = 'no_such_cache'
 STRESS = 45
@@ -74,6 +77,11 @@ BOOTS = [
 	     append=f'slqb_debug=FZPUX,slqb_dbg_*;{DEBUG_NO_CACHE} no_hash_pointers '
 	     'slqbtest.load=test_slqb_debug slqbtest.debugcheck=1',
 	     expect='debug'),
+	# Every cache debugged, under stress, with KFENCE sampling often: the
+	# debug paths, KFENCE and hardened usercopy on all of the kernel's
+	# objects. Any report fails it.
+	Boot('slqb', 'debug-all-kfence', cpus=4, nodes=2, stress=STRESS,
+	     append='slqb_debug kfence.sample_interval=10'),
 	# KFENCE's own KUnit suite, on both allocators.
 	Boot('slub', 'kfence', mode='modules', timeout=600, append=KFENCE,
 	     expect='kfence'),
