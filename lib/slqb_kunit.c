@@ -778,9 +778,10 @@ static void usercopy_ctor(void *object)
 /*
  * Hardened usercopy takes a KFENCE sample for the object it is, wherever it
  * lies in its page. Objects of 16 bytes with a constructor take 24 with
- * their free pointer, and a page holds them up to 16 bytes short of its
- * end, just where KFENCE puts a 16-byte sample at the end of its page. A
- * check that looked for an object of the slab there would call BUG().
+ * their free pointer (20 on 32-bit), and a page holds them up to 16 bytes
+ * short of its end, just where KFENCE puts a 16-byte sample at the end of
+ * its page. A check that looked for an object of the slab there would
+ * call BUG().
  */
 static void slqb_test_kfence_usercopy(struct kunit *test)
 {
