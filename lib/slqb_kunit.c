@@ -738,7 +738,10 @@ static void *kfence_sample(struct kmem_cache *s, size_t size, gfp_t gfp,
 			return NULL;
 		if (is_kfence_address(p) && (!at_end || offset_in_page(p)))
 			return p;
-		kfree(p);
+		if (s)
+			kmem_cache_free(s, p);
+		else
+			kfree(p);
 		cond_resched();
 	} while (time_before(jiffies, timeout));
 	return NULL;
