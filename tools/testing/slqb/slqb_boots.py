@@ -15,7 +15,7 @@ from slqb_boot import (BootOutcome, BootRequest, Prepared, boot_kernel,
 from slqb_build import KernelSpec
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_qemu import Shape
-from slqb_report import classify, parse_ktap, strip_printk
+from slqb_report import KtapReport, KtapResult, classify, strip_printk
 from slqb_util import SlqbError
 
 
@@ -231,14 +231,18 @@ def unexpected_reports(lines: List[str], allowed) -> List[str]:
 	return bad
 
 
-def kfence_test_reports(lines: List[str]):
+def kfence_suite(ktap: KtapReport) -> Optional[KtapResult]:
+	"""The result of the kfence KUnit suite, if the console has one."""
+	return next((s for s in ktap.suites if s.name == 'kfence'), None)
+
+
+def kfence_test_reports(lines: List[str], suite: Optional[KtapResult]):
 	"""allowed() for unexpected_reports: KFENCE reports inside kfence_test.
 
 	The suite provokes KFENCE reports on purpose; one anywhere else on the
 	console, before the module loads or after its result, is a bug that
 	KFENCE found in the kernel or the allocator.
 	"""
-	suite = next((s for s in parse_ktap(lines).suites if s.name == 'kfence'), None)
 	span = range(0)
 	if suite is not None:
 		starts = [i for i in range(suite.index)
@@ -384,9 +388,9 @@ def calls_listed(text: List[str], which: str) -> None:
 def judge_kfence(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
 	"""The checks of a boot that runs KFENCE's KUnit suite."""
 	prefix = f'{boot.alloc} {boot.name}'
-	judge_common(ctx, prefix, outcome, kfence_test_reports(outcome.run.lines),
+	suite = kfence_suite(outcome.ktap)
+	judge_common(ctx, prefix, outcome, kfence_test_reports(outcome.run.lines, suite),
 		     f'{prefix}: no kernel reports but kfence_test\'s')
-	suite = next((s for s in outcome.ktap.suites if s.name == 'kfence'), None)
 
 	def present() -> None:
 		if suite is None or not suite.children:

@@ -13,7 +13,7 @@ import subprocess
 from typing import Dict, Sequence
 
 from slqb_boot import BootRequest, judge
-from slqb_boots import kfence_test_reports, unexpected_reports
+from slqb_boots import kfence_suite, kfence_test_reports, unexpected_reports
 from slqb_build import first_build_error
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_qemu import GuestRun, Shape
@@ -317,9 +317,11 @@ def check_ktap(ctx: Context) -> None:
 def check_kfence_reports(ctx: Context) -> None:
 	"""Only the KFENCE reports inside kfence_test's suite are allowed."""
 	lines = SAMPLE_KFENCE.splitlines()
-	bad = unexpected_reports(lines, kfence_test_reports(lines))
+	allowed = kfence_test_reports(lines, kfence_suite(parse_ktap(lines)))
+	bad = unexpected_reports(lines, allowed)
 	require(bad == [lines[0], lines[-1]], 'refused:\n' + '\n'.join(bad))
-	bad = unexpected_reports(lines[:1], kfence_test_reports(lines[:1]))
+	allowed = kfence_test_reports(lines[:1], kfence_suite(parse_ktap(lines[:1])))
+	bad = unexpected_reports(lines[:1], allowed)
 	require(bad == lines[:1], 'a KFENCE report without kfence_test was allowed')
 
 
