@@ -24,6 +24,7 @@
 #include <linux/thread_info.h>
 
 #include "../mm/slab.h"
+#include "../mm/slqb.h"
 
 #define TEST_OBJ_SIZE	64
 #define TEST_MAX_OBJS	4096

@@ -21,24 +21,8 @@
 #include <linux/types.h>
 
 enum slqb_stat_item {
-	ALLOC,			/* objects allocated */
-	ALLOC_SLAB_FILL,	/* LIFO refills from a partial slab */
-	ALLOC_SLAB_NEW,		/* new slabs from the page allocator */
-	FREE,			/* objects freed */
-	FREE_REMOTE,		/* frees of objects of another node */
-	FLUSH_FREE_LIST,	/* LIFO flushes above hiwater */
-	FLUSH_FREE_LIST_OBJECTS,/* objects moved by those flushes */
-	FLUSH_FREE_LIST_REMOTE,	/* of those, objects sent to another CPU */
-	FLUSH_SLAB_PARTIAL,	/* slabs that became partial again */
-	FLUSH_SLAB_FREE,	/* empty slabs given back to the page allocator */
-	FLUSH_RFREE_LIST,	/* rlist hand-overs to another list */
-	FLUSH_RFREE_LIST_OBJECTS,/* objects in those hand-overs */
-	CLAIM_REMOTE_LIST,	/* remote free lists claimed by the owner */
-	CLAIM_REMOTE_LIST_OBJECTS,/* objects in those claims */
-	REMOTE_CAP_HIT,		/* hand-overs that found the target over its cap */
-	TRIM_RUNS,		/* periodic trim passes */
-	TRIM_OBJECTS,		/* objects released by trim passes */
-	TRIM_WORST_NS,		/* longest trim pass seen, in ns (a maximum) */
+#define SLQB_STAT(item, name)	item,
+#include <linux/slqb_stats.h>
 	NR_SLQB_STAT_ITEMS
 };
 
@@ -84,23 +68,6 @@ struct kmem_cache_list {
 #endif
 };
 
-/**
- * struct kmem_cache_cpu - a CPU's state in one cache
- * @list: objects and slabs this CPU owns
- * @rlist: objects freed here that belong to another CPU's list, all for
- *	the list @rlist_target; handed over to it in one move
- * @rlist_tail: last object on @rlist
- * @rlist_nr: number of objects on @rlist
- * @rlist_target: the list that @rlist is for
- */
-struct kmem_cache_cpu {
-	struct kmem_cache_list list;
-	void *rlist;
-	void *rlist_tail;
-	unsigned int rlist_nr;
-	struct kmem_cache_list *rlist_target;
-};
-
 /*
  * Slab cache management. The fields used by the fast paths come first.
  */
@@ -141,13 +108,6 @@ void sysfs_slab_release(struct kmem_cache *s);
 
 int slqb_set_tunables(struct kmem_cache *s, unsigned int hiwater,
 		      unsigned int freebatch);
-
-#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
-/* For lib/slqb_kunit.c: one trim pass over @s on the calling CPU. */
-void slqb_test_trim(struct kmem_cache *s);
-/* Let @allow more new slabs of @s be made, then fail them; NULL: stop. */
-void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow);
-#endif
 
 static inline unsigned int __obj_to_index(const struct kmem_cache *cache,
 					  void *addr, void *obj)

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef MM_SLQB_H
+#define MM_SLQB_H
+
+/*
+ * What the files of SLQB share, and nobody else sees:
+ *
+ *	mm/slqb.c	the core: layout, the paths, draining, hotplug, trim
+ *			and bootstrap (its top comment has the design and the
+ *			locking rules)
+ *	mm/slqb_debug.c	slqb_debug=: checks, reports, validation and the
+ *			alloc/free call lists (CONFIG_SLQB_DEBUG)
+ *	mm/slqb_sysfs.c	/sys/kernel/slab and the statistics files
+ *
+ * and the hooks of the KUnit suite, lib/slqb_kunit.c. Include it after
+ * "slab.h".
+ */
+
+#include <linux/jump_label.h>
+#include <linux/kfence.h>
+#include <linux/kmemleak.h>
+#include <linux/kmsan.h>
+#include <linux/debugobjects.h>
+#include <linux/percpu.h>
+#include <linux/swab.h>
+
+/**
+ * struct kmem_cache_cpu - a CPU's state in one cache
+ * @list: objects and slabs this CPU owns
+ * @rlist: objects freed here that belong to another CPU's list, all for
+ *	the list @rlist_target; handed over to it in one move
+ * @rlist_tail: last object on @rlist
+ * @rlist_nr: number of objects on @rlist
+ * @rlist_target: the list that @rlist is for
+ */
+struct kmem_cache_cpu {
+	struct kmem_cache_list list;
+	void *rlist;
+	void *rlist_tail;
+	unsigned int rlist_nr;
+	struct kmem_cache_list *rlist_target;
+};
+
+/* Each CPU's local memory node: see the top of mm/slqb.c. */
+DECLARE_PER_CPU(int, slqb_node);
+
+static inline int slqb_local_node(void)
+{
+	return this_cpu_read(slqb_node);
+}
+
+static inline struct kmem_cache_cpu *cpu_of(struct kmem_cache *s, int cpu)
+{
+	return per_cpu_ptr(s->cpu_slab, cpu);
+}
+
+static inline bool is_node_list(const struct kmem_cache_list *l)
+{
+	return l->cpu < 0;
+}
+
+static inline struct kmem_cache_node *node_of_list(struct kmem_cache_list *l)
+{
+	return container_of(l, struct kmem_cache_node, list);
+}
+
+static inline void stat(struct kmem_cache_list *l, enum slqb_stat_item item)
+{
+#ifdef CONFIG_SLQB_STATS
+	l->stats[item]++;
+#endif
+}
+
+static inline void stat_add(struct kmem_cache_list *l,
+			    enum slqb_stat_item item, unsigned long n)
+{
+#ifdef CONFIG_SLQB_STATS
+	l->stats[item] += n;
+#endif
+}
+
+/*
+ * Free pointers. With CONFIG_SLAB_FREELIST_HARDENED the stored value is
+ * mixed with a per-cache secret and with the address it is stored at, so
+ * an overwritten pointer decodes to garbage instead of to a chosen address.
+ */
+static inline unsigned long freeptr_mix(const struct kmem_cache *s,
+					unsigned long val, unsigned long where)
+{
+#ifdef CONFIG_SLAB_FREELIST_HARDENED
+	return val ^ s->random ^ swab(where);
+#else
+	return val;
+#endif
+}
+
+static inline void *get_freepointer(const struct kmem_cache *s, void *object)
+{
+	unsigned long where = (unsigned long)object + s->offset;
+
+	return (void *)freeptr_mix(s, *(unsigned long *)where, where);
+}
+
+static inline void set_freepointer(const struct kmem_cache *s, void *object,
+				   void *fp)
+{
+	unsigned long where = (unsigned long)object + s->offset;
+
+	*(unsigned long *)where = freeptr_mix(s, (unsigned long)fp, where);
+}
+
+/*
+ * Operations on the slabs of a list. The caller owns the list: it is its
+ * CPU with interrupts disabled, or it holds the node's list_lock.
+ */
+
+static inline unsigned int slab_free_objects(const struct kmem_cache *s,
+					     const struct slab *slab)
+{
+	return s->objects - slab->inuse;
+}
+
+static inline void list_add_slab(struct kmem_cache *s,
+				 struct kmem_cache_list *l, struct slab *slab)
+{
+	WRITE_ONCE(slab->list, l);
+	atomic_long_inc(&l->nr_slabs);
+	list_add(&slab->slab_list, &l->partial);
+	l->nr_partial++;
+	l->slab_free += slab_free_objects(s, slab);
+}
+
+/* Take one object from a partial slab of @l. */
+static inline void *slab_take_object(struct kmem_cache *s,
+				     struct kmem_cache_list *l,
+				     struct slab *slab)
+{
+	void *object = slab->freelist;
+
+	slab->freelist = get_freepointer(s, object);
+	slab->inuse++;
+	l->slab_free--;
+	if (!slab->freelist) {
+		list_del(&slab->slab_list);
+		l->nr_partial--;
+	}
+	return object;
+}
+
+/* The hooks of every free, before the object goes back to SLQB. */
+static __always_inline void slab_free_hook(struct kmem_cache *s, void *x,
+					   bool init)
+{
+	kmemleak_free_recursive(x, s->flags);
+	kmsan_slab_free(s, x);
+	debug_check_no_locks_freed(x, s->object_size);
+	if (!(s->flags & SLAB_DEBUG_OBJECTS))
+		debug_check_no_obj_freed(x, s->object_size);
+	if (init)
+		memset(x, 0, s->object_size);
+}
+
+struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node);
+void __free_slab(struct kmem_cache *s, struct slab *slab);
+void discard_slabs(struct kmem_cache *s, struct list_head *discard);
+
+/* What the lists of a cache hold, summed; see cache_totals(). */
+struct slqb_totals {
+	unsigned long slabs;
+	unsigned long partial;
+	unsigned long free;	/* on slab freelists and queues */
+};
+
+void cache_totals(struct kmem_cache *s, struct slqb_totals *t);
+
+/* Objects in use: in slabs, and neither on a slab freelist nor queued. */
+static inline unsigned long totals_in_use(const struct kmem_cache *s,
+					  const struct slqb_totals *t)
+{
+	unsigned long total = t->slabs * s->objects;
+
+	return total > t->free ? total - t->free : 0;
+}
+
+/*
+ * Debugging, mm/slqb_debug.c. Caches named by slqb_debug= carry debug flags
+ * and take the checked paths there; the static key keeps the test out of
+ * the fast paths until a boot parameter asks for debugging.
+ */
+#ifdef CONFIG_SLQB_DEBUG
+
+/* The flags that send a cache down the checked paths. */
+#define SLQB_DEBUG_FLAGS	(SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
+				 SLAB_POISON | SLAB_STORE_USER | SLAB_TRACE)
+
+DECLARE_STATIC_KEY_MAYBE(CONFIG_SLQB_DEBUG_ON, slqb_debug_key);
+
+/*
+ * Whether slqb_debug= asked for any debugging at all. The entry points test
+ * this once, first thing, and branch to an out-of-line copy of themselves
+ * that can debug: with jump labels, a kernel booted without slqb_debug runs
+ * the fast paths with a NOP where the test is.
+ */
+static __always_inline bool slqb_debug_enabled(void)
+{
+	return static_branch_maybe(CONFIG_SLQB_DEBUG_ON, &slqb_debug_key);
+}
+
+static __always_inline bool slqb_debug_cache(const struct kmem_cache *s)
+{
+	return slqb_debug_enabled() && unlikely(s->flags & SLQB_DEBUG_FLAGS);
+}
+
+extern bool slqb_debug_skip_order;
+
+void debug_init_object(struct kmem_cache *s, void *object);
+unsigned int debug_metadata_size(slab_flags_t flags);
+slab_flags_t debug_cache_flags(slab_flags_t flags, const char *name);
+void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
+		  unsigned long addr);
+void debug_slab_free(struct kmem_cache *s, struct slab *slab, void *object,
+		     unsigned long addr);
+struct kmem_cache *debug_check_cache(struct kmem_cache *s, void *x);
+void debug_release_empty_slabs(struct kmem_cache *s);
+/* For the sysfs files validate, alloc_calls and free_calls. */
+void debug_validate(struct kmem_cache *s);
+ssize_t debug_list_calls(struct kmem_cache *s, char *buf, bool alloc);
+
+#else /* !CONFIG_SLQB_DEBUG */
+
+#define SLQB_DEBUG_FLAGS	0
+#define slqb_debug_skip_order	false
+
+static __always_inline bool slqb_debug_enabled(void)
+{
+	return false;
+}
+
+static __always_inline bool slqb_debug_cache(const struct kmem_cache *s)
+{
+	return false;
+}
+
+static inline void debug_init_object(struct kmem_cache *s, void *object)
+{
+}
+
+static inline unsigned int debug_metadata_size(slab_flags_t flags)
+{
+	return 0;
+}
+
+static inline slab_flags_t debug_cache_flags(slab_flags_t flags,
+					     const char *name)
+{
+	return flags;
+}
+
+static inline void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags,
+				int node, unsigned long addr)
+{
+	return NULL;
+}
+
+static inline void debug_slab_free(struct kmem_cache *s, struct slab *slab,
+				   void *object, unsigned long addr)
+{
+}
+
+static inline struct kmem_cache *debug_check_cache(struct kmem_cache *s,
+						   void *x)
+{
+	return s;
+}
+
+static inline void debug_release_empty_slabs(struct kmem_cache *s)
+{
+}
+
+#endif /* CONFIG_SLQB_DEBUG */
+
+/* /sys/kernel/slab, mm/slqb_sysfs.c */
+#ifdef CONFIG_SYSFS
+int sysfs_slab_add(struct kmem_cache *s);
+int sysfs_slab_alias(struct kmem_cache *s, const char *name);
+void forget_early_aliases(struct kmem_cache *s);
+#else
+static inline int sysfs_slab_add(struct kmem_cache *s)
+{
+	return 0;
+}
+
+static inline int sysfs_slab_alias(struct kmem_cache *s, const char *name)
+{
+	return 0;
+}
+
+static inline void forget_early_aliases(struct kmem_cache *s)
+{
+}
+#endif
+
+/* Hooks for the KUnit suite, lib/slqb_kunit.c. */
+#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
+/* One trim pass over @s on the calling CPU. */
+void slqb_test_trim(struct kmem_cache *s);
+/* Let @allow more new slabs of @s be made, then fail them; NULL: stop. */
+void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow);
+#endif
+
+#endif /* MM_SLQB_H */
