@@ -15,7 +15,8 @@ from slqb_boot import (BootOutcome, BootRequest, Prepared, boot_kernel,
 from slqb_build import KernelSpec
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_qemu import Shape
-from slqb_report import KtapReport, KtapResult, classify, strip_printk
+from slqb_report import (Allowed, kfence_suite, kfence_test_reports,
+			 strip_printk, unexpected_reports)
 from slqb_util import SlqbError
 
 
@@ -221,38 +222,8 @@ def judge_selftests(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
 				   'skipped' if case.skipped else 'not ok')
 
 
-def unexpected_reports(lines: List[str], allowed) -> List[str]:
-	"""Console lines with a bad report that allowed(label, index, line) refuses."""
-	bad = []
-	for index, line in enumerate(lines):
-		label = classify(line)
-		if label and not allowed(label, index, line):
-			bad.append(line)
-	return bad
-
-
-def kfence_suite(ktap: KtapReport) -> Optional[KtapResult]:
-	"""The result of the kfence KUnit suite, if the console has one."""
-	return next((s for s in ktap.suites if s.name == 'kfence'), None)
-
-
-def kfence_test_reports(lines: List[str], suite: Optional[KtapResult]):
-	"""allowed() for unexpected_reports: KFENCE reports inside kfence_test.
-
-	The suite provokes KFENCE reports on purpose; one anywhere else on the
-	console, before the module loads or after its result, is a bug that
-	KFENCE found in the kernel or the allocator.
-	"""
-	span = range(0)
-	if suite is not None:
-		starts = [i for i in range(suite.index)
-			  if strip_printk(lines[i]).strip() == '# Subtest: kfence']
-		span = range(starts[-1] if starts else suite.index, suite.index + 1)
-	return lambda label, index, line: label == 'KFENCE report' and index in span
-
-
 def judge_common(ctx: Context, prefix: str, outcome: BootOutcome,
-		 allowed, reports_check: str) -> None:
+		 allowed: Allowed, reports_check: str) -> None:
 	"""Guest verdict, KUnit and reports of a boot with reports on purpose."""
 	text = [strip_printk(line) for line in outcome.run.lines]
 

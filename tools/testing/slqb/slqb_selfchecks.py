@@ -13,11 +13,11 @@ import subprocess
 from typing import Dict, Sequence
 
 from slqb_boot import BootRequest, judge
-from slqb_boots import kfence_suite, kfence_test_reports, unexpected_reports
 from slqb_build import first_build_error
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_qemu import GuestRun, Shape
-from slqb_report import find_bad_reports, parse_ktap
+from slqb_report import (find_bad_reports, kfence_suite, kfence_test_reports,
+			 parse_ktap, unexpected_reports)
 from slqb_tree import (TREE_MARKERS, ensure_pristine, overlay_files,
 		       patch_targets, read_series, repo_files, same_file,
 		       series_targets)
