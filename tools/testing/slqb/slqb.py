@@ -53,10 +53,10 @@ from slqb_boot import (DEFAULT_TIMEOUT_S, BootRequest, boot_kernel,
 		       prepare_kernel, print_outcome)
 from slqb_build import ALLOCATORS, KernelSpec, parse_kconfig_option
 from slqb_checks import run_all, select_groups
+from slqb_host import ensure_packages
 from slqb_qemu import MAX_CPUS, Shape
 from slqb_tree import apply_to_tree, check_kernel_tree
-from slqb_util import (REPO_ROOT, Paths, SlqbError, ensure_packages,
-		       fmt_duration, log)
+from slqb_util import REPO_ROOT, Paths, SlqbError, fmt_duration, log
 
 
 def cmd_boot(args: argparse.Namespace) -> int:

@@ -37,11 +37,11 @@ from slqb_bench_report import (TCG_NOTE, Pairing, Parsed, Sample,
 			       aggregate, behind_best, collect, csv_text,
 			       format_table, parse_console, samples_csv,
 			       table_rows, write_plot)
+from slqb_host import BuildLock, ensure_packages
 from slqb_initramfs import BENCH_MODULE, build_initramfs
 from slqb_qemu import MAX_CPUS, Shape, qemu_command, run_guest
-from slqb_util import (HARNESS_DIR, BuildLock, Paths, SlqbError,
-		       ensure_packages, fmt_duration, log, quote_lines,
-		       read_text, run, warn, write_text)
+from slqb_util import (HARNESS_DIR, Paths, SlqbError, fmt_duration, log,
+		       quote_lines, read_text, run, warn, write_text)
 
 # Debugging and statistics off, the same for every kernel of a run. Their
 # order is part of each build directory's name: append, never reorder.

@@ -9,6 +9,7 @@ from typing import List, Optional, Tuple
 
 from slqb_arch import arch_of
 from slqb_build import KernelSpec, build_kernel, config_value, configure
+from slqb_host import BuildLock, wait_for_foreign_builds
 from slqb_initramfs import build_initramfs
 from slqb_qemu import GuestRun, Shape, qemu_command, run_guest
 from slqb_report import (Finding, KtapReport, describe_finding,
@@ -17,8 +18,7 @@ from slqb_report import (Finding, KtapReport, describe_finding,
 from slqb_tree import (TreeUpdate, ensure_pristine, prepare_work_tree,
 		       pristine_stamp_path, read_json, read_series,
 		       tree_has_slqb)
-from slqb_util import (BuildLock, Paths, SlqbError, fmt_duration, log,
-		       quote_lines, wait_for_foreign_builds)
+from slqb_util import Paths, SlqbError, fmt_duration, log, quote_lines
 
 DEFAULT_TIMEOUT_S = 600
 GUEST_MODES = ('boot', 'quick', 'shell', 'hang', 'modules')

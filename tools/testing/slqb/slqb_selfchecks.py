@@ -15,13 +15,14 @@ from typing import Dict, Sequence
 from slqb_boot import BootRequest, judge
 from slqb_build import first_build_error
 from slqb_checks import CheckFailed, Context, check_group
+from slqb_host import BuildLock
 from slqb_qemu import GuestRun, Shape
 from slqb_report import (find_bad_reports, kfence_suite, kfence_test_reports,
 			 parse_ktap, unexpected_reports)
 from slqb_tree import (TREE_MARKERS, ensure_pristine, overlay_files,
 		       patch_targets, read_series, repo_files, same_file,
 		       series_targets)
-from slqb_util import HARNESS_DIR, BuildLock, file_sha1, sha1_of
+from slqb_util import HARNESS_DIR, file_sha1, sha1_of
 
 CLI = os.path.join(HARNESS_DIR, 'slqb.py')
 CLI_TIMEOUT_S = 300

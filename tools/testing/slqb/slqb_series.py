@@ -36,13 +36,13 @@ import shutil
 import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from slqb_host import BuildLock, ensure_packages
 from slqb_tree import (copy_file, describe_base, ensure_pristine,
 		       kernel_version, overlay_files, patch_targets,
 		       pristine_stamp_path, read_json, read_series,
 		       tarball_path, tarball_stamp)
-from slqb_util import (HARNESS_DIR, BuildLock, Paths, SlqbError,
-		       ensure_packages, log, quote_lines, read_text, run,
-		       write_text)
+from slqb_util import (HARNESS_DIR, Paths, SlqbError, log, quote_lines,
+		       read_text, run, write_text)
 
 PLAN_DIR = os.path.join(HARNESS_DIR, 'series')
 DEFAULT_AUTHOR = 'SLQB developers <slqb@example.org>'
