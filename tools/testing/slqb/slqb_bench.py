@@ -37,6 +37,7 @@ from slqb_bench_report import (TCG_NOTE, Pairing, Parsed, Sample,
 			       aggregate, behind_best, collect, csv_text,
 			       format_table, parse_console, samples_csv,
 			       table_rows, write_plot)
+from slqb_guest import bench_params
 from slqb_host import BuildLock, ensure_packages
 from slqb_initramfs import BENCH_MODULE, build_initramfs
 from slqb_qemu import MAX_CPUS, Shape, qemu_command, run_guest
@@ -90,7 +91,8 @@ class Plan:
 	workloads: str
 
 	def module_params(self, cases: Optional[str] = None) -> str:
-		"""slqbtest.benchmod: module parameters joined by ':'."""
+		"""The bench module's parameters joined by ':' (the value of
+		slqbtest.benchmod, see slqb_guest.bench_params)."""
 		params = [f'sizes={self.sizes}', f'rounds={self.rounds}',
 			  f'loops={self.loops}', f'objs={self.objs}',
 			  f'rcu_objs={self.rcu_objs}']
@@ -250,11 +252,9 @@ class BootResult:
 
 
 def bench_append(plan: Plan, workloads: str, cases: Optional[str]) -> str:
-	"""The slqbtest.* parameters of a bench boot."""
-	return (f'slqbtest.bench={workloads} '
-		f'slqbtest.benchmod={plan.module_params(cases)} '
-		f'slqbtest.hackbench={plan.hackbench} slqbtest.churn={plan.churn} '
-		f'slqbtest.iperf={plan.iperf_s} slqbtest.statcases={STAT_CASES}')
+	"""The guest parameters of a bench boot."""
+	return bench_params(workloads, plan.module_params(cases), plan.hackbench,
+			    plan.churn, plan.iperf_s, STAT_CASES)
 
 
 def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,

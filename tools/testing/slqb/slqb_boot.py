@@ -9,6 +9,7 @@ from typing import List, Optional, Tuple
 
 from slqb_arch import arch_of
 from slqb_build import KernelSpec, build_kernel, config_value, configure
+from slqb_guest import boot_params, shape_params
 from slqb_host import BuildLock, wait_for_foreign_builds
 from slqb_initramfs import build_initramfs
 from slqb_qemu import GuestRun, Shape, qemu_command, run_guest
@@ -21,7 +22,6 @@ from slqb_tree import (TreeUpdate, ensure_pristine, prepare_work_tree,
 from slqb_util import Paths, SlqbError, fmt_duration, log, quote_lines
 
 DEFAULT_TIMEOUT_S = 600
-GUEST_MODES = ('boot', 'quick', 'shell', 'hang', 'modules')
 
 
 @dataclasses.dataclass
@@ -108,9 +108,10 @@ def kernel_cmdline(prepared: Prepared, req: BootRequest) -> str:
 	"""console=ttyS0, panic=-1 (QEMU exits), the guest's parameters, and
 	the user's --append last (the guest init takes the last value)."""
 	console = arch_of(prepared.spec.arch).console
+	shape = req.shape
 	parts = [f'console={console}', 'panic=-1', 'printk.devkmsg=on',
-		 f'slqbtest.mode={req.mode}', f'slqbtest.stress={req.stress}',
-		 f'slqbtest.alloc={prepared.spec.alloc}', req.shape.cmdline(),
+		 boot_params(req.mode, req.stress, prepared.spec.alloc),
+		 shape_params(shape.cpus, shape.total_nodes, shape.nodes),
 		 req.append]
 	return ' '.join(p for p in parts if p)
 

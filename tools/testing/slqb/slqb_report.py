@@ -10,6 +10,7 @@ import dataclasses
 import re
 from typing import Callable, List, Optional, Sequence, Tuple
 
+from slqb_guest import STEP_FAILED_RE, VERDICT_RE
 from slqb_util import quote_lines
 
 PRINTK_PREFIX = re.compile(r'^\[\s*\d+\.\d+\] ?(?:\[\s*[CT]\d+\] ?)?')
@@ -37,8 +38,6 @@ BAD_PATTERNS: List[Tuple[str, re.Pattern]] = [(label, re.compile(rx)) for label,
 	('WARNING:', r'\bWARNING:'),
 ]]
 
-VERDICT_RE = re.compile(r'SLQB-GUEST: (PASS|FAIL)\b ?(.*)')
-STEP_FAILED_RE = re.compile(r'SLQB-GUEST: step .* FAILED')
 KTAP_RESULT_RE = re.compile(r'^(ok|not ok) (\d+)(?: (.*?))?(?: # (SKIP|TODO)\b ?(.*))?$')
 
 

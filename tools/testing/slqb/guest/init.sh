@@ -19,7 +19,9 @@
 #   slqbtest.fake=BUG|WARNING print a fake kernel report (harness self-test)
 #
 # Output lines for the harness start with "SLQB-GUEST: "; the last one is
-# "SLQB-GUEST: PASS" or "SLQB-GUEST: FAIL <failed steps>".
+# "SLQB-GUEST: PASS" or "SLQB-GUEST: FAIL <failed steps>". The host side
+# of the parameters and of these markers is tools/testing/slqb/slqb_guest.py:
+# change both together.
 
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
 export PATH
