@@ -29,8 +29,7 @@ import textwrap
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from slqb_boot import (BootRequest, Prepared, append_log, judge,
-		       kernel_cmdline, prepare_kernel)
+from slqb_boot import BootRequest, Prepared, boot_kernel, prepare_kernel
 from slqb_build import (ALLOCATORS, KernelSpec, build_env, config_value,
 			first_build_error, parse_kconfig_option)
 from slqb_bench_report import (TCG_NOTE, Pairing, Parsed, Sample,
@@ -40,7 +39,7 @@ from slqb_bench_report import (TCG_NOTE, Pairing, Parsed, Sample,
 from slqb_guest import bench_params
 from slqb_host import BuildLock, ensure_packages
 from slqb_initramfs import BENCH_MODULE, build_initramfs
-from slqb_qemu import MAX_CPUS, Shape, qemu_command, run_guest
+from slqb_qemu import MAX_CPUS, Shape
 from slqb_util import (HARNESS_DIR, Paths, SlqbError, fmt_duration, log,
 		       quote_lines, read_text, run, warn, write_text)
 
@@ -260,20 +259,16 @@ def bench_append(plan: Plan, workloads: str, cases: Optional[str]) -> str:
 def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	       shape: Shape, append: str, icount: bool, timeout: float,
 	       verbose: bool) -> BootResult:
-	"""Boots prepared in bench mode and parses its console."""
+	"""Boots prepared in bench mode (the boot path of every boot, with the
+	bench's parameters) and parses its console."""
 	req = BootRequest(shape=shape, mode='bench', stress=0, append=append,
-			  timeout=timeout, console='stream' if verbose else 'markers')
-	cmdline = kernel_cmdline(prepared, req)
-	cmd = qemu_command(prepared.bzimage, prepared.initrd, shape, cmdline,
-			   icount=icount)
+			  timeout=timeout, console='stream' if verbose else 'markers',
+			  icount=icount)
 	group = 'icount' if icount else 'tcg'
-	log_path = paths.new_log(f'bench-{name}-{shape.label()}-{group}')
-	append_log(log_path, [f'kernel: {name} ({prepared.spec.name})',
-			      f'shape: {shape.describe()}', '$ ' + shlex.join(cmd)])
-	log(f'boot: {name} run {run_no + 1}, {group}, {shape.describe()}; '
-	    f'console log: {log_path}')
-	guest = run_guest(cmd, log_path, timeout, req.console)
-	outcome = judge(guest, req, log_path)
+	log(f'bench: {name} run {run_no + 1}, {group}')
+	outcome = boot_kernel(paths, prepared, req, name=name,
+			      log_name=f'bench-{name}-{shape.label()}-{group}')
+	guest, log_path = outcome.run, outcome.log_path
 	parsed = parse_console(guest.lines, name, run_no, group)
 	errors = list(outcome.errors)
 	errors += [f'{name}: guest reported: {e}' for e in parsed.errors]

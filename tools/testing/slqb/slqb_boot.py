@@ -36,13 +36,17 @@ class Prepared:
 
 @dataclasses.dataclass
 class BootRequest:
-	"""How to boot: the machine shape and what the guest init does."""
+	"""How to boot: the machine shape and what the guest init does.
+
+	icount: one vCPU under -icount (see qemu_command), for exact counts.
+	"""
 	shape: Shape
 	mode: str = 'boot'
 	stress: int = 10
 	append: str = ''
 	timeout: Optional[float] = DEFAULT_TIMEOUT_S
 	console: str = 'stream'
+	icount: bool = False
 
 
 @dataclasses.dataclass
@@ -157,17 +161,29 @@ def append_log(log_path: str, lines: List[str]) -> None:
 			f.write(f'# slqb: {line}\n')
 
 
-def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest) -> BootOutcome:
-	"""Boots prepared in QEMU as req says and judges the console."""
+def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest,
+		name: str = '', log_name: str = '') -> BootOutcome:
+	"""Boots prepared in QEMU as req says and judges the console.
+
+	This is every boot of the harness: `slqb boot`, the check groups and
+	`slqb bench`, which reads its numbers from outcome.run.lines. name is
+	the kernel's name in messages (default: its build's), log_name that of
+	the console log (default: boot-<build>-<shape>).
+	"""
 	req.shape.validate(prepared.nr_cpus)
 	cmdline = kernel_cmdline(prepared, req)
 	cmd = qemu_command(prepared.bzimage, prepared.initrd, req.shape, cmdline,
-			   arch=prepared.spec.arch)
-	log_path = paths.new_log(f'boot-{prepared.spec.name}-{req.shape.label()}')
-	append_log(log_path, [f'base: {prepared.base}', f'kernel: {prepared.spec.name}',
+			   icount=req.icount, arch=prepared.spec.arch)
+	kernel = prepared.spec.name
+	if name and name != kernel:
+		kernel = f'{name} ({kernel})'
+	log_path = paths.new_log(log_name or
+				 f'boot-{prepared.spec.name}-{req.shape.label()}')
+	append_log(log_path, [f'base: {prepared.base}', f'kernel: {kernel}',
 			      f'shape: {req.shape.describe()}', '$ ' + shlex.join(cmd)])
-	log(f'boot: {prepared.spec.name}; {req.shape.describe()}; guest mode '
-	    f'{req.mode}' + (f'; timeout {fmt_duration(req.timeout)}' if req.timeout else ''))
+	log(f'boot: {kernel}; {req.shape.describe()}' +
+	    ('; icount' if req.icount else '') + f'; guest mode {req.mode}' +
+	    (f'; timeout {fmt_duration(req.timeout)}' if req.timeout else ''))
 	log(f'console log: {log_path}')
 	run = run_guest(cmd, log_path, req.timeout, req.console)
 	outcome = judge(run, req, log_path)
