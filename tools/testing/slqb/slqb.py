@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import slqb_bench
 import slqb_series
 from slqb_arch import ARCHES, DEFAULT_ARCH, arch_of
-from slqb_arch_checks import arch_groups
+from slqb_group_arch import arch_groups
 from slqb_boot import (DEFAULT_TIMEOUT_S, BootRequest, boot_kernel,
 		       prepare_kernel, print_outcome)
 from slqb_build import ALLOCATORS, KernelSpec, parse_kconfig_option

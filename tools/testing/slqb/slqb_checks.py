@@ -3,7 +3,8 @@
 
 A check group is a function that takes a Context and runs checks with
 ctx.check(name, func). Register one with the @check_group decorator in a
-module listed in GROUP_MODULES (or add a module to that list):
+module listed in GROUP_MODULES, named slqb_group_<group>.py (or add a
+module to that list):
 
 	@check_group('slqbinfo')
 	def slqbinfo_checks(ctx):
@@ -26,8 +27,9 @@ from typing import Any, Callable, Dict, List, Sequence
 from slqb_util import Paths, SlqbError, quote_lines
 
 # Modules whose @check_group functions `slqb test` runs, in this order.
-GROUP_MODULES = ('slqb_selfchecks', 'slqb_userspace', 'slqb_boots',
-		 'slqb_bench_checks', 'slqb_series_checks')
+# slqb_group_NAME.py holds the group NAME (or, for arch, arch-<name>).
+GROUP_MODULES = ('slqb_group_harness', 'slqb_group_slqbinfo',
+		 'slqb_group_kernels', 'slqb_group_bench', 'slqb_group_series')
 
 GROUPS: Dict[str, Callable[['Context'], None]] = {}
 
