@@ -28,7 +28,7 @@ from slqb_util import Paths, SlqbError, quote_lines
 
 # Modules whose @check_group functions `slqb test` runs, in this order.
 # slqb_group_NAME.py holds the group NAME (or, for arch, arch-<name>).
-GROUP_MODULES = ('slqb_group_harness', 'slqb_group_slqbinfo',
+GROUP_MODULES = ('slqb_group_unit', 'slqb_group_harness', 'slqb_group_slqbinfo',
 		 'slqb_group_kernels', 'slqb_group_bench', 'slqb_group_series',
 		 'slqb_group_arch')
 
@@ -115,10 +115,16 @@ class Context:
 
 
 def load_groups() -> Dict[str, Callable[[Context], None]]:
-	"""Imports GROUP_MODULES so their groups register, in order."""
+	"""Imports GROUP_MODULES so their groups register; returns them in
+	GROUP_MODULES order (whoever imported a group module first)."""
 	for module in GROUP_MODULES:
 		importlib.import_module(module)
-	return GROUPS
+
+	def rank(item) -> int:
+		module = item[1].__module__
+		return GROUP_MODULES.index(module) if module in GROUP_MODULES \
+			else len(GROUP_MODULES)
+	return dict(sorted(GROUPS.items(), key=rank))
 
 
 def run_group(ctx: Context, name: str, func: Callable[[Context], None]) -> None:

@@ -18,6 +18,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 HARNESS_DIR = os.path.dirname(os.path.realpath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HARNESS_DIR)))
+# Made-up consoles, logs and files for the unit tests and self-checks.
+TEST_DATA_DIR = os.path.join(HARNESS_DIR, 'test_data')
 
 
 class SlqbError(Exception):
@@ -87,6 +89,16 @@ def read_text(path: str, default: Optional[str] = None) -> str:
 		if default is None:
 			raise
 		return default
+
+
+def test_data(name: str) -> str:
+	"""The path of a file in test_data/."""
+	return os.path.join(TEST_DATA_DIR, name)
+
+
+def test_data_lines(name: str) -> List[str]:
+	"""The lines of a file in test_data/ (a made-up console or log)."""
+	return read_text(test_data(name)).splitlines()
 
 
 def write_text(path: str, text: str) -> None:
