@@ -23,6 +23,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True
 
 import slqb_bench
 import slqb_bench_report
@@ -32,12 +33,16 @@ import slqb_guest
 import slqb_qemu
 import slqb_report
 import slqb_series
+import slqb_stats
 import slqb_tree
 from slqb_boot import BootRequest, Prepared, judge, kernel_cmdline
 from slqb_bench_report import Metric, Pairing, Sample, Summary
 from slqb_qemu import GuestRun, Shape
 from slqb_util import SlqbError, test_data, test_data_lines
 
+# The repository's top, from this file's place in it.
+REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+				     '..', '..', '..'))
 test_tmpdir = ''
 
 
@@ -885,6 +890,109 @@ class QuiltPatchTest(unittest.TestCase):
 		self.assertEqual(slqb_tree.kernel_version(tree), '5.10.0-rc1')
 		with self.assertRaisesRegex(SlqbError, 'its Makefile says 5.10.0-rc1'):
 			slqb_tree.check_kernel_tree(tree)
+
+
+# ---------------------------------------------------------------- statistics
+
+class StatsMacroTest(unittest.TestCase):
+	"""slqb_stats: the SLQB_STATS(X) list and the copies it is checked
+	against."""
+
+	def test_parse_macro(self):
+		with open(test_data('slqb-stats-macro.txt'), encoding='utf-8') as f:
+			items = slqb_stats.parse_stats_macro(f.read())
+		self.assertEqual(items, [('ALLOC', 'alloc'), ('ALLOC_SLAB_FILL', 'alloc_slab_fill'),
+					 ('FREE', 'free'), ('TRIM_WORST_NS', 'trim_worst_ns')])
+
+	def test_macro_ends_at_first_line_without_backslash(self):
+		text = '#define SLQB_STATS(X) X(A, a) \\\n\tX(B, b)\n\tX(C, c)\n'
+		self.assertEqual(slqb_stats.parse_stats_macro(text), [('A', 'a'), ('B', 'b')])
+		text = '# define SLQB_STATS(X)\tX(A, a)\nX(B, b) \\\n'
+		self.assertEqual(slqb_stats.parse_stats_macro(text), [('A', 'a')])
+
+	def test_parse_macro_refuses(self):
+		with self.assertRaisesRegex(SlqbError, 'no "#define SLQB_STATS'):
+			slqb_stats.parse_stats_macro('#define SLQB_STAT(X) X(A, a)\n')
+		with self.assertRaisesRegex(SlqbError, 'lists no X'):
+			slqb_stats.parse_stats_macro('#define SLQB_STATS(X) \\\n\tX(a, A)\n')
+		with self.assertRaisesRegex(SlqbError, 'mm/slqb.h is missing'):
+			slqb_stats.kernel_stats(test_tmpdir)
+		write_tmp('bad-repo/mm/slqb.h', '/* nothing */\n')
+		with self.assertRaisesRegex(SlqbError, '^mm/slqb.h: no "#define'):
+			slqb_stats.kernel_stats(os.path.join(test_tmpdir, 'bad-repo'))
+
+	def test_slqbinfo_table(self):
+		text = ('enum { S_A, S_B };\nstatic const char * const other[2] = {\n'
+			'\t[S_X] = "x",\n};\nstatic const char * const stat_name[NR_STATS] = {\n'
+			'\t[S_A]\t\t= "alloc",\n\t[S_B] = "free",\n};\n[S_C] = "after"\n')
+		self.assertEqual(slqb_stats.slqbinfo_stat_names(text),
+				 [('S_A', 'alloc'), ('S_B', 'free')])
+		with self.assertRaises(SlqbError):
+			slqb_stats.slqbinfo_stat_names('[S_A] = "alloc"')
+
+	def test_shell_words(self):
+		text = 'A="x"\nSLQB_STATS="a b\nc"\nB="y"\n'
+		self.assertEqual(slqb_stats.shell_words(text, 'SLQB_STATS'), ['a', 'b', 'c'])
+		with self.assertRaisesRegex(SlqbError, 'no C="..."'):
+			slqb_stats.shell_words(text, 'C')
+
+
+class StatNamesCrossCheckTest(unittest.TestCase):
+	"""The statistics names of the repository's files against the one
+	list of them, SLQB_STATS(X) in mm/slqb.h. Until mm/slqb.h has that
+	list, every test here fails saying so (none is skipped)."""
+
+	@classmethod
+	def setUpClass(cls):
+		try:
+			cls.items = slqb_stats.kernel_stats(REPO)
+			cls.error = ''
+		except SlqbError as e:
+			cls.items = []
+			cls.error = str(e)
+
+	def names(self):
+		if self.error:
+			self.fail(f'cannot check against the kernel list: {self.error}')
+		return [name for _, name in self.items]
+
+	def read(self, path):
+		with open(os.path.join(REPO, path), encoding='utf-8') as f:
+			return f.read()
+
+	def test_kernel_list(self):
+		names = self.names()
+		self.assertEqual(names, [item.lower() for item, _ in self.items],
+				 'each name is its item lower-cased')
+		self.assertEqual(len(set(names)), len(names), 'a name is listed twice')
+		self.assertEqual(names[0], 'alloc')
+
+	def test_slqbinfo_c(self):
+		names = self.names()
+		table = slqb_stats.slqbinfo_stat_names(self.read('tools/vm/slqbinfo.c'))
+		self.assertEqual([name for _, name in table], names,
+				 'tools/vm/slqbinfo.c stat_name[] differs from mm/slqb.h')
+		self.assertEqual([item for item, _ in table],
+				 ['S_' + item for item, _ in self.items])
+
+	def test_slqbinfo_test_py(self):
+		names = self.names()
+		import slqbinfo_test
+		self.assertEqual(slqbinfo_test.STATS_ERROR, '')
+		self.assertEqual(slqbinfo_test.STATS, names)
+
+	def test_init_sh(self):
+		names = self.names()
+		words = slqb_stats.shell_words(self.read('tools/testing/slqb/guest/init.sh'),
+					       'SLQB_STATS')
+		self.assertEqual(words, names, 'guest/init.sh SLQB_STATS differs from mm/slqb.h')
+
+	def test_bench_counter_columns(self):
+		names = self.names()
+		columns = slqb_bench.COUNTER_COLUMNS
+		self.assertEqual(sorted(set(columns) - set(names)), [],
+				 'slqb_bench.py COUNTER_COLUMNS names no such statistic')
+		self.assertEqual(len(set(columns)), len(columns))
 
 
 # ---------------------------------------------------------------- groups
