@@ -21,6 +21,7 @@ import shutil
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
@@ -890,6 +891,98 @@ class QuiltPatchTest(unittest.TestCase):
 		self.assertEqual(slqb_tree.kernel_version(tree), '5.10.0-rc1')
 		with self.assertRaisesRegex(SlqbError, 'its Makefile says 5.10.0-rc1'):
 			slqb_tree.check_kernel_tree(tree)
+
+
+class QuiltHeaderTest(unittest.TestCase):
+	"""slqb_series: a quilt patch's header names its changelog; only the
+	diff is exported."""
+
+	def read(self):
+		with open(test_data('quilt-example.patch'), encoding='utf-8') as f:
+			return f.read()
+
+	def test_split(self):
+		header, diff = slqb_series.split_quilt_patch(self.read())
+		self.assertEqual(header, ['Changelog: tools/testing/slqb/series/01-core', ''])
+		self.assertTrue(diff.startswith('--- a/mm/Kconfig\n+++ b/mm/Kconfig\n'))
+		self.assertTrue(diff.endswith('-/* gone */\n'))
+		header, diff = slqb_series.split_quilt_patch(
+			'Subject: x\n---\n--- not a diff\ndiff --git a/f b/f\n--- a/f\n')
+		self.assertEqual(header, ['Subject: x', '---', '--- not a diff'])
+		self.assertEqual(diff, 'diff --git a/f b/f\n--- a/f\n')
+		self.assertEqual(slqb_series.split_quilt_patch('only words\n'), (['only words'], ''))
+
+	def test_changelog(self):
+		self.assertEqual(slqb_series.quilt_changelog('x.patch', self.read()),
+				 'tools/testing/slqb/series/01-core')
+		diff = '--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n'
+		cases = [('', '0 header lines'),
+			 ('Changelog: tools/testing/slqb/series/01-core\nWhy.\n', '2 header lines'),
+			 ('Subject: x\n', "not 'Subject: x'"),
+			 ('Changelog: series/01-core\n', "not 'Changelog: series/01-core'"),
+			 ('Changelog:  tools/testing/slqb/series/01-core\n', 'not')]
+		for head, words in cases:
+			with self.assertRaises(SlqbError, msg=head) as cm:
+				slqb_series.quilt_changelog('x.patch', head + diff)
+			self.assertIn(words, str(cm.exception))
+			self.assertIn('patches/x.patch: its header must be exactly one line',
+				      str(cm.exception))
+		with self.assertRaisesRegex(SlqbError, 'no diff after its header'):
+			slqb_series.quilt_changelog('x.patch', 'Changelog: '
+						    'tools/testing/slqb/series/01-core\n')
+
+	def test_export_applies_only_the_diff(self):
+		repo = os.path.join(test_tmpdir, 'export-repo')
+		write_tmp('export-repo/patches/0001-core.patch', self.read())
+		step = slqb_series.read_plan(SeriesPlanTest.PLAN)[0]
+		step.files = []
+		applied, messages = [], []
+
+		def fake_run(cmd, timeout, **kwargs):
+			with open(cmd[cmd.index('-i') + 1], encoding='utf-8') as f:
+				applied.append(f.read())
+			return mock.Mock(returncode=0, stdout='patching file mm/Kconfig\n')
+
+		def fake_git(git_dir, *args, env=None):
+			if args[0] == 'commit':
+				messages.append(args[args.index('-m') + 1])
+			return ' M mm/Kconfig\n' if args[0] == 'status' else ''
+		with mock.patch.object(slqb_series, 'run', fake_run), \
+		     mock.patch.object(slqb_series, 'git', fake_git):
+			slqb_series.commit_step('git-dir', repo, step, '2026-01-01T00:00:00+00:00')
+		self.assertEqual(applied, [slqb_series.split_quilt_patch(self.read())[1]])
+		self.assertNotIn('Changelog:', applied[0])
+		self.assertEqual(messages, ['mm: add the SLQB slab allocator\n\n' + step.body])
+
+
+class QuiltHeaderCrossCheckTest(unittest.TestCase):
+	"""Every patch of patches/series names its changelog in
+	tools/testing/slqb/series/, which carries it (fails, saying which
+	patch, while a patch header still holds its own changelog)."""
+
+	def test_every_patch_names_its_plan_file(self):
+		patches = slqb_tree.read_series(REPO)
+		self.assertTrue(patches, 'patches/series lists no patch')
+		problems = []
+		for patch in patches:
+			with open(patch.path, encoding='utf-8') as f:
+				text = f.read()
+			try:
+				plan = slqb_series.quilt_changelog(patch.name, text)
+			except SlqbError as e:
+				problems.append(str(e))
+				continue
+			path = os.path.join(REPO, plan)
+			if not os.path.isfile(path):
+				problems.append(f'patches/{patch.name}: {plan} does not exist')
+				continue
+			with open(path, encoding='utf-8') as f:
+				step = slqb_series.parse_step(os.path.basename(plan), f.read())
+			if patch.name not in step.quilt:
+				problems.append(f'patches/{patch.name}: {plan} has no "Quilt: '
+						f'{patch.name}" line')
+		if problems:
+			self.fail('\n'.join(problems))
 
 
 # ---------------------------------------------------------------- statistics
