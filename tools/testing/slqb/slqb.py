@@ -48,15 +48,15 @@ sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import slqb_bench
 import slqb_series
 from slqb_arch import ARCHES, DEFAULT_ARCH, arch_of
-from slqb_arch_checks import arch_groups
+from slqb_group_arch import group_name
 from slqb_boot import (DEFAULT_TIMEOUT_S, BootRequest, boot_kernel,
 		       prepare_kernel, print_outcome)
 from slqb_build import ALLOCATORS, KernelSpec, parse_kconfig_option
 from slqb_checks import run_all, select_groups
+from slqb_host import ensure_packages
 from slqb_qemu import MAX_CPUS, Shape
 from slqb_tree import apply_to_tree, check_kernel_tree
-from slqb_util import (REPO_ROOT, Paths, SlqbError, ensure_packages,
-		       fmt_duration, log)
+from slqb_util import REPO_ROOT, Paths, SlqbError, fmt_duration, log
 
 
 def cmd_boot(args: argparse.Namespace) -> int:
@@ -100,15 +100,11 @@ def cmd_apply(args: argparse.Namespace) -> int:
 
 def cmd_test(args: argparse.Namespace) -> int:
 	"""slqb test: every check CI runs; exit 1 if one fails."""
+	only = list(args.group)
 	if args.arch != DEFAULT_ARCH:
-		if args.group:
-			raise SlqbError('--arch runs its own group; leave out --group',
-					exit_code=2)
-		groups = arch_groups(args.arch)
-	else:
-		groups = select_groups(args.group)
+		only.append(group_name(args.arch))
+	groups = select_groups(only)
 	ensure_packages()
-	ensure_packages(arch_of(args.arch).packages)
 	return run_all(Paths.from_env(), args.verbose, groups)
 
 
@@ -161,8 +157,9 @@ def parser() -> argparse.ArgumentParser:
 	test.add_argument('--group', action='append', default=[], metavar='NAME',
 			  help='run only this check group (repeatable)')
 	test.add_argument('--arch', choices=list(ARCHES), default=DEFAULT_ARCH,
-			  help='boot SLQB on this architecture instead of the '
-			  'x86_64 groups (default: x86_64)')
+			  help='boot SLQB on this architecture: its group arch-NAME, '
+			  'instead of the x86_64 groups unless --group names them '
+			  '(default: x86_64)')
 	test.set_defaults(func=cmd_test)
 
 	slqb_bench.add_parser(sub, positive_int)

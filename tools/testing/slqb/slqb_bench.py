@@ -29,19 +29,19 @@ import textwrap
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from slqb_boot import (BootRequest, Prepared, append_log, judge,
-		       kernel_cmdline, prepare_kernel)
+from slqb_boot import BootRequest, Prepared, boot_kernel, prepare_kernel
 from slqb_build import (ALLOCATORS, KernelSpec, build_env, config_value,
 			first_build_error, parse_kconfig_option)
 from slqb_bench_report import (TCG_NOTE, Pairing, Parsed, Sample,
 			       aggregate, behind_best, collect, csv_text,
 			       format_table, parse_console, samples_csv,
 			       table_rows, write_plot)
+from slqb_guest import bench_params
+from slqb_host import BuildLock, ensure_packages
 from slqb_initramfs import BENCH_MODULE, build_initramfs
-from slqb_qemu import MAX_CPUS, Shape, qemu_command, run_guest
-from slqb_util import (HARNESS_DIR, BuildLock, Paths, SlqbError,
-		       ensure_packages, fmt_duration, log, quote_lines,
-		       read_text, run, warn, write_text)
+from slqb_qemu import MAX_CPUS, Shape
+from slqb_util import (HARNESS_DIR, Paths, SlqbError, fmt_duration, log,
+		       quote_lines, read_text, run, warn, write_text)
 
 # Debugging and statistics off, the same for every kernel of a run. Their
 # order is part of each build directory's name: append, never reorder.
@@ -90,7 +90,8 @@ class Plan:
 	workloads: str
 
 	def module_params(self, cases: Optional[str] = None) -> str:
-		"""slqbtest.benchmod: module parameters joined by ':'."""
+		"""The bench module's parameters joined by ':' (the value of
+		slqbtest.benchmod, see slqb_guest.bench_params)."""
 		params = [f'sizes={self.sizes}', f'rounds={self.rounds}',
 			  f'loops={self.loops}', f'objs={self.objs}',
 			  f'rcu_objs={self.rcu_objs}']
@@ -250,30 +251,24 @@ class BootResult:
 
 
 def bench_append(plan: Plan, workloads: str, cases: Optional[str]) -> str:
-	"""The slqbtest.* parameters of a bench boot."""
-	return (f'slqbtest.bench={workloads} '
-		f'slqbtest.benchmod={plan.module_params(cases)} '
-		f'slqbtest.hackbench={plan.hackbench} slqbtest.churn={plan.churn} '
-		f'slqbtest.iperf={plan.iperf_s} slqbtest.statcases={STAT_CASES}')
+	"""The guest parameters of a bench boot."""
+	return bench_params(workloads, plan.module_params(cases), plan.hackbench,
+			    plan.churn, plan.iperf_s, STAT_CASES)
 
 
 def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	       shape: Shape, append: str, icount: bool, timeout: float,
 	       verbose: bool) -> BootResult:
-	"""Boots prepared in bench mode and parses its console."""
+	"""Boots prepared in bench mode (the boot path of every boot, with the
+	bench's parameters) and parses its console."""
 	req = BootRequest(shape=shape, mode='bench', stress=0, append=append,
-			  timeout=timeout, console='stream' if verbose else 'markers')
-	cmdline = kernel_cmdline(prepared, req)
-	cmd = qemu_command(prepared.bzimage, prepared.initrd, shape, cmdline,
-			   icount=icount)
+			  timeout=timeout, console='stream' if verbose else 'markers',
+			  icount=icount)
 	group = 'icount' if icount else 'tcg'
-	log_path = paths.new_log(f'bench-{name}-{shape.label()}-{group}')
-	append_log(log_path, [f'kernel: {name} ({prepared.spec.name})',
-			      f'shape: {shape.describe()}', '$ ' + shlex.join(cmd)])
-	log(f'boot: {name} run {run_no + 1}, {group}, {shape.describe()}; '
-	    f'console log: {log_path}')
-	guest = run_guest(cmd, log_path, timeout, req.console)
-	outcome = judge(guest, req, log_path)
+	log(f'bench: {name} run {run_no + 1}, {group}')
+	outcome = boot_kernel(paths, prepared, req, name=name,
+			      log_name=f'bench-{name}-{shape.label()}-{group}')
+	guest, log_path = outcome.run, outcome.log_path
 	parsed = parse_console(guest.lines, name, run_no, group)
 	errors = list(outcome.errors)
 	errors += [f'{name}: guest reported: {e}' for e in parsed.errors]

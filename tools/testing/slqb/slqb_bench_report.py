@@ -15,16 +15,13 @@ operation), 'sys' (system workloads) or 'mem' (slab memory).
 import dataclasses
 import math
 import os
-import re
 import shutil
 import statistics
 import subprocess
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
+from slqb_guest import BENCH_PAIR_RE, BENCH_RE
 from slqb_report import strip_printk
-
-BENCH_RE = re.compile(r'SLQB-BENCH (\w+)((?: [\w.-]+=\S*)*)\s*$')
-PAIR_RE = re.compile(r'([\w.-]+)=(\S*)')
 
 TCG_NOTE = ('Absolute times under TCG (QEMU without KVM) mean little: only '
 	    'ratios between kernels measured in the same run count. icount rows '
@@ -80,7 +77,7 @@ def bench_records(lines: Iterable[str]) -> List[Tuple[str, Dict[str, str]]]:
 	for line in lines:
 		m = BENCH_RE.search(strip_printk(line))
 		if m:
-			records.append((m.group(1), dict(PAIR_RE.findall(m.group(2)))))
+			records.append((m.group(1), dict(BENCH_PAIR_RE.findall(m.group(2)))))
 	return records
 
 

@@ -9,6 +9,8 @@ from typing import List, Optional, Tuple
 
 from slqb_arch import arch_of
 from slqb_build import KernelSpec, build_kernel, config_value, configure
+from slqb_guest import boot_params, shape_params
+from slqb_host import BuildLock, wait_for_foreign_builds
 from slqb_initramfs import build_initramfs
 from slqb_qemu import GuestRun, Shape, qemu_command, run_guest
 from slqb_report import (Finding, KtapReport, describe_finding,
@@ -17,11 +19,9 @@ from slqb_report import (Finding, KtapReport, describe_finding,
 from slqb_tree import (TreeUpdate, ensure_pristine, prepare_work_tree,
 		       pristine_stamp_path, read_json, read_series,
 		       tree_has_slqb)
-from slqb_util import (BuildLock, Paths, SlqbError, fmt_duration, log,
-		       quote_lines, wait_for_foreign_builds)
+from slqb_util import Paths, SlqbError, fmt_duration, log, quote_lines
 
 DEFAULT_TIMEOUT_S = 600
-GUEST_MODES = ('boot', 'quick', 'shell', 'hang', 'modules')
 
 
 @dataclasses.dataclass
@@ -36,13 +36,17 @@ class Prepared:
 
 @dataclasses.dataclass
 class BootRequest:
-	"""How to boot: the machine shape and what the guest init does."""
+	"""How to boot: the machine shape and what the guest init does.
+
+	icount: one vCPU under -icount (see qemu_command), for exact counts.
+	"""
 	shape: Shape
 	mode: str = 'boot'
 	stress: int = 10
 	append: str = ''
 	timeout: Optional[float] = DEFAULT_TIMEOUT_S
 	console: str = 'stream'
+	icount: bool = False
 
 
 @dataclasses.dataclass
@@ -108,9 +112,10 @@ def kernel_cmdline(prepared: Prepared, req: BootRequest) -> str:
 	"""console=ttyS0, panic=-1 (QEMU exits), the guest's parameters, and
 	the user's --append last (the guest init takes the last value)."""
 	console = arch_of(prepared.spec.arch).console
+	shape = req.shape
 	parts = [f'console={console}', 'panic=-1', 'printk.devkmsg=on',
-		 f'slqbtest.mode={req.mode}', f'slqbtest.stress={req.stress}',
-		 f'slqbtest.alloc={prepared.spec.alloc}', req.shape.cmdline(),
+		 boot_params(req.mode, req.stress, prepared.spec.alloc),
+		 shape_params(shape.cpus, shape.total_nodes, shape.nodes),
 		 req.append]
 	return ' '.join(p for p in parts if p)
 
@@ -156,17 +161,29 @@ def append_log(log_path: str, lines: List[str]) -> None:
 			f.write(f'# slqb: {line}\n')
 
 
-def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest) -> BootOutcome:
-	"""Boots prepared in QEMU as req says and judges the console."""
+def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest,
+		name: str = '', log_name: str = '') -> BootOutcome:
+	"""Boots prepared in QEMU as req says and judges the console.
+
+	This is every boot of the harness: `slqb boot`, the check groups and
+	`slqb bench`, which reads its numbers from outcome.run.lines. name is
+	the kernel's name in messages (default: its build's), log_name that of
+	the console log (default: boot-<build>-<shape>).
+	"""
 	req.shape.validate(prepared.nr_cpus)
 	cmdline = kernel_cmdline(prepared, req)
 	cmd = qemu_command(prepared.bzimage, prepared.initrd, req.shape, cmdline,
-			   arch=prepared.spec.arch)
-	log_path = paths.new_log(f'boot-{prepared.spec.name}-{req.shape.label()}')
-	append_log(log_path, [f'base: {prepared.base}', f'kernel: {prepared.spec.name}',
+			   icount=req.icount, arch=prepared.spec.arch)
+	kernel = prepared.spec.name
+	if name and name != kernel:
+		kernel = f'{name} ({kernel})'
+	log_path = paths.new_log(log_name or
+				 f'boot-{prepared.spec.name}-{req.shape.label()}')
+	append_log(log_path, [f'base: {prepared.base}', f'kernel: {kernel}',
 			      f'shape: {req.shape.describe()}', '$ ' + shlex.join(cmd)])
-	log(f'boot: {prepared.spec.name}; {req.shape.describe()}; guest mode '
-	    f'{req.mode}' + (f'; timeout {fmt_duration(req.timeout)}' if req.timeout else ''))
+	log(f'boot: {kernel}; {req.shape.describe()}' +
+	    ('; icount' if req.icount else '') + f'; guest mode {req.mode}' +
+	    (f'; timeout {fmt_duration(req.timeout)}' if req.timeout else ''))
 	log(f'console log: {log_path}')
 	run = run_guest(cmd, log_path, req.timeout, req.console)
 	outcome = judge(run, req, log_path)

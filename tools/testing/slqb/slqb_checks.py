@@ -3,7 +3,8 @@
 
 A check group is a function that takes a Context and runs checks with
 ctx.check(name, func). Register one with the @check_group decorator in a
-module listed in GROUP_MODULES (or add a module to that list):
+module listed in GROUP_MODULES, named slqb_group_<group>.py (or add a
+module to that list):
 
 	@check_group('slqbinfo')
 	def slqbinfo_checks(ctx):
@@ -21,25 +22,33 @@ import importlib
 import shutil
 import tempfile
 import traceback
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Callable, Dict, List, Sequence, Set
 
 from slqb_util import Paths, SlqbError, quote_lines
 
 # Modules whose @check_group functions `slqb test` runs, in this order.
-GROUP_MODULES = ('slqb_selfchecks', 'slqb_userspace', 'slqb_boots',
-		 'slqb_bench_checks', 'slqb_series_checks')
+# slqb_group_NAME.py holds the group NAME (or, for arch, arch-<name>).
+GROUP_MODULES = ('slqb_group_unit', 'slqb_group_harness', 'slqb_group_slqbinfo',
+		 'slqb_group_kernels', 'slqb_group_bench', 'slqb_group_series',
+		 'slqb_group_arch')
 
 GROUPS: Dict[str, Callable[['Context'], None]] = {}
+# Groups that run only when named (--group, or --arch for arch-*), not in
+# a plain `slqb test`.
+ON_REQUEST: Set[str] = set()
 
 
 class CheckFailed(Exception):
 	"""Raised by a check function: the check failed, for this reason."""
 
 
-def check_group(name: str) -> Callable:
-	"""Decorator registering a check group under name."""
+def check_group(name: str, on_request: bool = False) -> Callable:
+	"""Decorator registering a check group under name; with on_request,
+	the group runs only when it is asked for by name."""
 	def register(func: Callable[['Context'], None]) -> Callable:
 		GROUPS[name] = func
+		if on_request:
+			ON_REQUEST.add(name)
 		return func
 	return register
 
@@ -106,10 +115,16 @@ class Context:
 
 
 def load_groups() -> Dict[str, Callable[[Context], None]]:
-	"""Imports GROUP_MODULES so their groups register, in order."""
+	"""Imports GROUP_MODULES so their groups register; returns them in
+	GROUP_MODULES order (whoever imported a group module first)."""
 	for module in GROUP_MODULES:
 		importlib.import_module(module)
-	return GROUPS
+
+	def rank(item) -> int:
+		module = item[1].__module__
+		return GROUP_MODULES.index(module) if module in GROUP_MODULES \
+			else len(GROUP_MODULES)
+	return dict(sorted(GROUPS.items(), key=rank))
 
 
 def run_group(ctx: Context, name: str, func: Callable[[Context], None]) -> None:
@@ -125,13 +140,15 @@ def run_group(ctx: Context, name: str, func: Callable[[Context], None]) -> None:
 
 
 def select_groups(only: Sequence[str]) -> Dict[str, Callable[[Context], None]]:
-	"""The groups to run: all, or those named in only (refusing unknown)."""
+	"""The groups to run: those named in only (refusing unknown ones), or
+	without names every group but those that run on request."""
 	groups = load_groups()
 	unknown = sorted(set(only) - set(groups))
 	if unknown:
 		raise SlqbError(f'unknown check group(s): {", ".join(unknown)}; '
 				f'groups: {", ".join(groups)}', exit_code=2)
-	return {name: func for name, func in groups.items() if not only or name in only}
+	return {name: func for name, func in groups.items()
+		if name in only or (not only and name not in ON_REQUEST)}
 
 
 def run_all(paths: Paths, verbose: bool,

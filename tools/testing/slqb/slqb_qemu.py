@@ -13,7 +13,7 @@ import time
 from typing import List, Optional, Sequence, Tuple
 
 from slqb_arch import DEFAULT_ARCH, arch_of
-from slqb_report import VERDICT_RE
+from slqb_guest import VERDICT_RE, marker_text
 from slqb_util import LineSplitter, SlqbError, pump, stop_process
 
 QEMU = 'qemu-system-x86_64'
@@ -98,11 +98,6 @@ class Shape:
 			args += ['-numa', numa]
 		return args
 
-	def cmdline(self) -> str:
-		"""The expected shape, for the guest init to check."""
-		return (f'slqbtest.cpus={self.cpus} slqbtest.nodes={self.total_nodes} '
-			f'slqbtest.memnodes={self.nodes}')
-
 
 def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
 		 icount: bool = False, arch: str = DEFAULT_ARCH) -> List[str]:
@@ -157,9 +152,9 @@ def run_guest(cmd: Sequence[str], log_path: str, timeout: Optional[float],
 				sys.stdout.flush()
 			for line in splitter.feed(data):
 				lines.append(line)
-				if console == 'markers' and 'SLQB-GUEST: ' in line:
-					print('    guest: ' + line[line.index('SLQB-GUEST: ') + 12:],
-					      flush=True)
+				said = marker_text(line)
+				if console == 'markers' and said is not None:
+					print('    guest: ' + said, flush=True)
 				if VERDICT_RE.search(line):
 					grace = time.monotonic() + VERDICT_GRACE_S
 					limit[0] = min(limit[0] or grace, grace)

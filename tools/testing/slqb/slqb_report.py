@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Reading a guest's console: bad kernel reports, the verdict, KTAP.
+"""Reading a guest's console: bad kernel reports, the verdict, KTAP, and
+the judgments made from them (which reports a boot may show).
 
 Everything here works on a list of console lines and has no side effects,
 so that `slqb test` can check it on made-up logs.
@@ -7,8 +8,9 @@ so that `slqb test` can check it on made-up logs.
 
 import dataclasses
 import re
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
+from slqb_guest import STEP_FAILED_RE, VERDICT_RE
 from slqb_util import quote_lines
 
 PRINTK_PREFIX = re.compile(r'^\[\s*\d+\.\d+\] ?(?:\[\s*[CT]\d+\] ?)?')
@@ -36,8 +38,6 @@ BAD_PATTERNS: List[Tuple[str, re.Pattern]] = [(label, re.compile(rx)) for label,
 	('WARNING:', r'\bWARNING:'),
 ]]
 
-VERDICT_RE = re.compile(r'SLQB-GUEST: (PASS|FAIL)\b ?(.*)')
-STEP_FAILED_RE = re.compile(r'SLQB-GUEST: step .* FAILED')
 KTAP_RESULT_RE = re.compile(r'^(ok|not ok) (\d+)(?: (.*?))?(?: # (SKIP|TODO)\b ?(.*))?$')
 
 
@@ -231,3 +231,41 @@ def describe_ktap_failures(lines: Sequence[str], report: KtapReport,
 		parts.append('KUnit output is incomplete:\n' +
 			     quote_lines(report.incomplete))
 	return '\n'.join(parts) + f'\nFull console log: {log_path}'
+
+
+# ---------------------------------------------------------------- judgments
+
+# allowed(label, index, line): whether a bad report on the console is one
+# that the boot provokes on purpose.
+Allowed = Callable[[str, int, str], bool]
+
+
+def unexpected_reports(lines: Sequence[str], allowed: Allowed) -> List[str]:
+	"""Console lines with a bad report that allowed(label, index, line) refuses."""
+	bad = []
+	for index, line in enumerate(lines):
+		label = classify(line)
+		if label and not allowed(label, index, line):
+			bad.append(line)
+	return bad
+
+
+def kfence_suite(ktap: KtapReport) -> Optional[KtapResult]:
+	"""The result of the kfence KUnit suite, if the console has one."""
+	return next((s for s in ktap.suites if s.name == 'kfence'), None)
+
+
+def kfence_test_reports(lines: Sequence[str],
+			suite: Optional[KtapResult]) -> Allowed:
+	"""allowed() for unexpected_reports: KFENCE reports inside kfence_test.
+
+	The suite provokes KFENCE reports on purpose; one anywhere else on the
+	console, before the module loads or after its result, is a bug that
+	KFENCE found in the kernel or the allocator.
+	"""
+	span = range(0)
+	if suite is not None:
+		starts = [i for i in range(suite.index)
+			  if strip_printk(lines[i]).strip() == '# Subtest: kfence']
+		span = range(starts[-1] if starts else suite.index, suite.index + 1)
+	return lambda label, index, line: label == 'KFENCE report' and index in span

@@ -27,6 +27,11 @@ The export builds a git repository from the pristine 6.1 versions of the
 files the series touches, commits one step per exported patch and runs
 git format-patch; 0000-cover-letter.patch adds a shortlog, a diffstat and
 the latest benchmark table of README.slqb.
+
+The changelogs live here only: a quilt patch of patches/ starts with one
+line, "Changelog: tools/testing/slqb/series/<file>", naming the plan file
+that carries it, then its diff. The export applies only the diff part of
+a quilt patch and takes every commit message from the plan.
 """
 
 import dataclasses
@@ -36,19 +41,21 @@ import shutil
 import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from slqb_host import BuildLock, ensure_packages
 from slqb_tree import (copy_file, describe_base, ensure_pristine,
 		       kernel_version, overlay_files, patch_targets,
 		       pristine_stamp_path, read_json, read_series,
 		       tarball_path, tarball_stamp)
-from slqb_util import (HARNESS_DIR, BuildLock, Paths, SlqbError,
-		       ensure_packages, log, quote_lines, read_text, run,
-		       write_text)
+from slqb_util import (HARNESS_DIR, Paths, SlqbError, log, quote_lines,
+		       read_text, run, write_text)
 
 PLAN_DIR = os.path.join(HARNESS_DIR, 'series')
 DEFAULT_AUTHOR = 'SLQB developers <slqb@example.org>'
 COVER_NAME = '0000-cover-letter.patch'
 COVER_SUBJECT = 'SLQB: a queued slab allocator'
 HEADERS = ('Subject', 'Quilt', 'Files', 'From', 'Checkpatch-exempt')
+CHANGELOG_RE = re.compile(r'^Changelog: (\S+)$')
+PLAN_PREFIX = 'tools/testing/slqb/series/'
 GIT_TIMEOUT_S = 600
 
 
@@ -174,6 +181,37 @@ def load_plan(repo: str, plan_dir: str = PLAN_DIR) -> List[Step]:
 	return steps
 
 
+# ---------------------------------------------------------------- quilt
+
+def split_quilt_patch(text: str) -> Tuple[List[str], str]:
+	"""(header lines, diff) of a quilt patch: the diff starts at the first
+	'diff ' line or '--- ' line followed by a '+++ ' line."""
+	lines = text.splitlines(keepends=True)
+	for i, line in enumerate(lines):
+		if line.startswith('diff ') or (line.startswith('--- ') and
+						i + 1 < len(lines) and
+						lines[i + 1].startswith('+++ ')):
+			return [l.rstrip('\n') for l in lines[:i]], ''.join(lines[i:])
+	return [l.rstrip('\n') for l in lines], ''
+
+
+def quilt_changelog(name: str, text: str) -> str:
+	"""The plan file a quilt patch's header names: the header must be
+	exactly one 'Changelog: tools/testing/slqb/series/<file>' line (blank
+	lines aside), since the changelog lives in that file only."""
+	header, diff = split_quilt_patch(text)
+	words = [l for l in header if l.strip()]
+	m = CHANGELOG_RE.match(words[0]) if len(words) == 1 else None
+	if not m or not m.group(1).startswith(PLAN_PREFIX):
+		found = f'{len(words)} header lines' if len(words) != 1 else repr(words[0])
+		raise SlqbError(f'patches/{name}: its header must be exactly one line '
+				f'"Changelog: {PLAN_PREFIX}<file>" (the changelog lives '
+				f'there), not {found}')
+	if not diff:
+		raise SlqbError(f'patches/{name}: no diff after its header')
+	return m.group(1)
+
+
 # ---------------------------------------------------------------- git
 
 def git(repo: str, *args: str, env: Optional[Dict[str, str]] = None) -> str:
@@ -228,11 +266,16 @@ def make_base(git_dir: str, pristine: str, paths: Sequence[str], version: str,
 
 
 def commit_step(git_dir: str, repo: str, step: Step, date: str) -> None:
-	"""Applies a step's quilt patches, adds its files, commits."""
+	"""Applies the diff part of a step's quilt patches (never their
+	header: the changelog is the plan's), adds its files, commits."""
 	for quilt in step.quilt:
-		patch = os.path.join(repo, 'patches', quilt)
-		proc = run(['patch', '-p1', '--forward', '--batch', '--no-backup-if-mismatch',
-			    '-d', git_dir, '-i', patch], timeout=300, check=False)
+		_, diff = split_quilt_patch(read_text(os.path.join(repo, 'patches', quilt)))
+		with tempfile.NamedTemporaryFile('w', suffix='.diff', encoding='utf-8') as f:
+			f.write(diff)
+			f.flush()
+			proc = run(['patch', '-p1', '--forward', '--batch',
+				    '--no-backup-if-mismatch', '-d', git_dir, '-i', f.name],
+				   timeout=300, check=False)
 		if proc.returncode != 0 or 'with fuzz' in proc.stdout:
 			raise SlqbError(f'patches/{quilt} does not apply cleanly at '
 					f'exported patch {step.name}:\n' +

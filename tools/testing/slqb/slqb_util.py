@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared helpers for the SLQB test harness.
 
-Paths of the repository and the cache, logging, running commands with a
-timeout, the Debian package check and the build lock live here, so that the
-other modules can stay about one job each.
+Paths of the repository and the cache, logging, reading and writing files,
+and running commands with a timeout live here, so that the other modules
+can stay about one job each. What the harness needs from the machine (its
+Debian packages, the build lock, other kernel builds) is in slqb_host.
 """
 
 import dataclasses
-import fcntl
 import hashlib
 import os
 import select
@@ -18,10 +18,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence
 
 HARNESS_DIR = os.path.dirname(os.path.realpath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HARNESS_DIR)))
-PACKAGES_FILE = os.path.join(HARNESS_DIR, 'packages.txt')
-
-# How long to wait for the build lock or for someone else's kernel build.
-LOCK_WAIT_S = 3 * 3600
+# Made-up consoles, logs and files for the unit tests and self-checks.
+TEST_DATA_DIR = os.path.join(HARNESS_DIR, 'test_data')
 
 
 class SlqbError(Exception):
@@ -91,6 +89,16 @@ def read_text(path: str, default: Optional[str] = None) -> str:
 		if default is None:
 			raise
 		return default
+
+
+def test_data(name: str) -> str:
+	"""The path of a file in test_data/."""
+	return os.path.join(TEST_DATA_DIR, name)
+
+
+def test_data_lines(name: str) -> List[str]:
+	"""The lines of a file in test_data/ (a made-up console or log)."""
+	return read_text(test_data(name)).splitlines()
 
 
 def write_text(path: str, text: str) -> None:
@@ -174,158 +182,6 @@ class Paths:
 			n += 1
 			path = os.path.join(self.logs, f'{stamp}-{what}-{n}.log')
 		return path
-
-
-def read_package_list(path: str = PACKAGES_FILE) -> List[str]:
-	"""The Debian packages the harness needs, from packages.txt."""
-	names = []
-	for line in read_text(path).splitlines():
-		line = line.split('#', 1)[0].strip()
-		if line:
-			names.extend(line.split())
-	return names
-
-
-def missing_packages(packages: Sequence[str]) -> List[str]:
-	"""Those of packages that dpkg does not list as installed."""
-	missing = []
-	for pkg in packages:
-		proc = run(['dpkg-query', '-W', '-f=${db:Status-Abbrev}', pkg],
-			   timeout=60, check=False)
-		if not proc.stdout.startswith('ii'):
-			missing.append(pkg)
-	return missing
-
-
-def apt_install(packages: Sequence[str]) -> None:
-	"""apt-get install as root; runs apt-get update and retries once."""
-	cmd = ['apt-get', 'install', '-y', '--no-install-recommends', *packages]
-	env = dict(os.environ, DEBIAN_FRONTEND='noninteractive')
-	log('installing: ' + ' '.join(packages))
-	if run(cmd, timeout=1800, env=env, check=False).returncode == 0:
-		return
-	log('apt-get install failed; running apt-get update and retrying')
-	run(['apt-get', 'update'], timeout=900, env=env, check=False)
-	proc = run(cmd, timeout=1800, env=env, check=False)
-	if proc.returncode != 0:
-		tail = proc.stdout.strip().splitlines()[-10:]
-		raise SlqbError('could not install the packages the harness needs:\n'
-				f'{quote_lines(tail)}\n'
-				f'Install them by hand: {shlex.join(cmd)}', exit_code=2)
-
-
-def ensure_packages(packages: Optional[Sequence[str]] = None) -> None:
-	"""Makes sure the Debian packages in packages.txt are installed.
-
-	As root the missing ones are installed with apt-get; otherwise the
-	exact command to run is printed and the harness stops (exit 2).
-	"""
-	if packages is None:
-		packages = read_package_list()
-	try:
-		missing = missing_packages(packages)
-	except SlqbError as e:
-		raise SlqbError('cannot check the installed packages (this harness '
-				f'expects Debian 12 with dpkg): {e}', exit_code=2)
-	if not missing:
-		return
-	if os.geteuid() == 0:
-		apt_install(missing)
-		still = missing_packages(missing)
-		if still:
-			raise SlqbError('apt-get did not install: ' + ' '.join(still),
-					exit_code=2)
-		return
-	raise SlqbError(
-		'these Debian packages are needed and missing: ' + ' '.join(missing) +
-		'\nYou are not root, so install them yourself, then rerun:\n'
-		'    sudo apt-get install -y --no-install-recommends ' +
-		' '.join(missing), exit_code=2)
-
-
-def process_ancestors() -> set:
-	"""Our own pid and those of our parents (to ignore our own make)."""
-	pids = set()
-	pid = os.getpid()
-	while pid > 1 and pid not in pids:
-		pids.add(pid)
-		try:
-			stat = read_text(f'/proc/{pid}/stat')
-		except (FileNotFoundError, PermissionError):
-			break
-		pid = int(stat.rsplit(')', 1)[1].split()[1])
-	return pids
-
-
-def foreign_kernel_builds() -> List[str]:
-	"""Other `make ... O=...` processes on this machine (pid: cmdline)."""
-	ours = process_ancestors()
-	found = []
-	for entry in os.listdir('/proc'):
-		if not entry.isdigit() or int(entry) in ours:
-			continue
-		try:
-			with open(f'/proc/{entry}/cmdline', 'rb') as f:
-				argv = f.read().decode(errors='replace').split('\0')
-		except OSError:
-			continue
-		if (argv and os.path.basename(argv[0]) in ('make', 'gmake') and
-		    any(a.startswith('O=') for a in argv)):
-			found.append(f'{entry}: {" ".join(argv)[:120]}')
-	return found
-
-
-def wait_for_foreign_builds() -> None:
-	"""Waits while someone else's kernel build runs (2 cores: one at a time)."""
-	deadline = time.monotonic() + LOCK_WAIT_S
-	announced = False
-	while True:
-		others = foreign_kernel_builds()
-		if not others:
-			return
-		if not announced:
-			log('another kernel build is running; waiting for it to end:\n' +
-			    quote_lines(others))
-			announced = True
-		if time.monotonic() > deadline:
-			raise SlqbError('gave up waiting for another kernel build:\n' +
-					quote_lines(others))
-		time.sleep(10)
-
-
-class BuildLock:
-	"""An fcntl lock on <cache>/build.lock: one slqb build at a time."""
-
-	def __init__(self, paths: Paths) -> None:
-		self.path = os.path.join(paths.cache, 'build.lock')
-		self.fd = -1
-
-	def __enter__(self) -> 'BuildLock':
-		os.makedirs(os.path.dirname(self.path), exist_ok=True)
-		self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-		deadline = time.monotonic() + LOCK_WAIT_S
-		announced = False
-		while True:
-			try:
-				fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-				break
-			except BlockingIOError:
-				if not announced:
-					holder = read_text(self.path, '').strip() or '?'
-					log(f'waiting for the build lock {self.path} '
-					    f'(held by slqb pid {holder})')
-					announced = True
-				if time.monotonic() > deadline:
-					raise SlqbError(f'gave up waiting for {self.path}')
-				time.sleep(2)
-		os.ftruncate(self.fd, 0)
-		os.write(self.fd, f'{os.getpid()}\n'.encode())
-		return self
-
-	def __exit__(self, *exc: object) -> None:
-		fcntl.flock(self.fd, fcntl.LOCK_UN)
-		os.close(self.fd)
-		self.fd = -1
 
 
 def stop_process(proc: subprocess.Popen, grace: float = 0) -> None:

@@ -12,6 +12,8 @@ SLQBINFO_SRC=path/to/slqbinfo.c tests another copy of the source (handy to
 check that a deliberately broken tool makes the tests fail);
 SLQBINFO_CFLAGS adds compiler flags (e.g. -fsanitize=address,undefined).
 Python 3 standard library only; valgrind is used when it is installed.
+The statistics files the fixtures get are those of mm/slqb.h's
+SLQB_STATS(X) list (read with slqb_stats.py), the one list of them.
 """
 
 import os
@@ -22,6 +24,11 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from slqb_stats import stat_names  # noqa: E402 (after the path is set)
+from slqb_util import SlqbError  # noqa: E402
+
 SRC = os.environ.get('SLQBINFO_SRC') or os.path.normpath(
     os.path.join(HERE, '..', '..', 'vm', 'slqbinfo.c'))
 PAGE = os.sysconf('SC_PAGE_SIZE')
@@ -29,12 +36,13 @@ VERBOSE = '-v' in sys.argv[1:]
 # e.g. SLQBINFO_CFLAGS="-fsanitize=address,undefined" (valgrind is skipped)
 EXTRA_CFLAGS = os.environ.get('SLQBINFO_CFLAGS', '').split()
 
-STATS = ['alloc', 'alloc_slab_fill', 'alloc_slab_new', 'free', 'free_remote',
-         'flush_free_list', 'flush_free_list_objects',
-         'flush_free_list_remote', 'flush_slab_partial', 'flush_slab_free',
-         'flush_rfree_list', 'flush_rfree_list_objects', 'claim_remote_list',
-         'claim_remote_list_objects', 'remote_cap_hit', 'trim_runs',
-         'trim_objects', 'trim_worst_ns']
+# The CONFIG_SLQB_STATS files, in the kernel's order.
+try:
+    STATS = stat_names()
+    STATS_ERROR = ''
+except SlqbError as e:
+    STATS = []
+    STATS_ERROR = str(e)
 
 NUMERIC = ['slab_size', 'object_size', 'objs_per_slab', 'order', 'align',
            'hwcache_align', 'reclaim_account', 'destroy_by_rcu', 'cache_dma',
@@ -723,6 +731,10 @@ def test_valgrind(c, binary, tmp, full):
 
 def main():
 	c = Checker()
+	if STATS_ERROR:
+		c.check('statistics names read from mm/slqb.h', False, STATS_ERROR)
+		print('%d passed, %d failed' % (c.passed, c.failed))
+		return 1
 	tmp = tempfile.mkdtemp(prefix='slqbinfo-test.')
 	try:
 		binary = build(c, tmp)

@@ -19,7 +19,9 @@
 #   slqbtest.fake=BUG|WARNING print a fake kernel report (harness self-test)
 #
 # Output lines for the harness start with "SLQB-GUEST: "; the last one is
-# "SLQB-GUEST: PASS" or "SLQB-GUEST: FAIL <failed steps>".
+# "SLQB-GUEST: PASS" or "SLQB-GUEST: FAIL <failed steps>". The host side
+# of the parameters and of these markers is tools/testing/slqb/slqb_guest.py:
+# change both together.
 
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
 export PATH
@@ -306,16 +308,20 @@ bench_micro() {	# the slqb_bench module; slqbtest.benchmod=a=1:b=2 are its param
 	rmmod slqb_bench
 }
 
+# CONFIG_SLQB_STATS files: mm/slqb.h's SLQB_STATS(X) names, in its order
+# (the harness's unit tests check that they are the same).
 SLQB_STATS="alloc alloc_slab_fill alloc_slab_new free free_remote flush_free_list
 flush_free_list_objects flush_free_list_remote flush_slab_partial flush_slab_free
 flush_rfree_list flush_rfree_list_objects claim_remote_list
-claim_remote_list_objects remote_cap_hit trim_runs trim_objects slabs objects"
+claim_remote_list_objects remote_cap_hit trim_runs trim_objects trim_worst_ns"
+# and the slab counts dumped with them
+SLAB_COUNTS="slabs objects"
 
 bench_stat_dump() {	# bench_stat_dump PHASE CASE: SLQB counter totals of kmalloc-N
 	for b_dir in /sys/kernel/slab/kmalloc-[0-9]*; do
 		[ -r "$b_dir/alloc" ] || continue
 		b_line=""
-		for b_f in $SLQB_STATS; do
+		for b_f in $SLQB_STATS $SLAB_COUNTS; do
 			[ -r "$b_dir/$b_f" ] || continue
 			b_line="$b_line $b_f=$(cut -d' ' -f1 < "$b_dir/$b_f")"
 		done

@@ -4,7 +4,7 @@
 They run the slqb command itself (as a new user would) on bad arguments,
 as an unprivileged user with a package missing, and `slqb apply` on small
 scratch trees, one of them with a deliberately broken patch; and they feed
-made-up consoles and build logs to the parsers.
+made-up consoles and build logs (from test_data/) to the parsers.
 """
 
 import os
@@ -13,15 +13,16 @@ import subprocess
 from typing import Dict, Sequence
 
 from slqb_boot import BootRequest, judge
-from slqb_boots import kfence_suite, kfence_test_reports, unexpected_reports
 from slqb_build import first_build_error
 from slqb_checks import CheckFailed, Context, check_group
+from slqb_host import BuildLock
 from slqb_qemu import GuestRun, Shape
-from slqb_report import find_bad_reports, parse_ktap
+from slqb_report import (find_bad_reports, kfence_suite, kfence_test_reports,
+			 parse_ktap, unexpected_reports)
 from slqb_tree import (TREE_MARKERS, ensure_pristine, overlay_files,
 		       patch_targets, read_series, repo_files, same_file,
 		       series_targets)
-from slqb_util import HARNESS_DIR, BuildLock, file_sha1, sha1_of
+from slqb_util import HARNESS_DIR, file_sha1, sha1_of, test_data_lines
 
 CLI = os.path.join(HARNESS_DIR, 'slqb.py')
 CLI_TIMEOUT_S = 300
@@ -59,71 +60,9 @@ BAD_ARGUMENTS = [
 	 'unknown check group'),
 ]
 
-SAMPLE_CONSOLE = '''\
-[    0.000000] Linux version 6.1.192 (root@host) #1 SMP
-[    0.000000] Kernel command line: console=ttyS0 panic=-1 slqbtest.fake=BUG oops=panic
-[    1.000000] WARNING: possible circular locking dependency detected
-[    1.100000] 6.1.192 #1 Not tainted
-[    2.000000] BUG: KASAN: use-after-free in kfree+0x1/0x2
-[    3.000000] BUG: unable to handle page fault for address: 0000000000001000
-[    4.000000] WARNING: CPU: 1 PID: 1 at mm/slqb.c:100 flush_free_list+0x10/0x20
-[    5.000000] BUG kmalloc-64 (Not tainted): Poison overwritten
-[    6.000000] general protection fault, probably for non-canonical address 0xdead
-SLQB-GUEST: step shape ok (0s)
-stress-ng: info:  [90] dispatching hogs: 2 fork, 1 dentry
-SLQB-GUEST: PASS
-[    7.000000] Kernel panic - not syncing: Fatal exception
-'''
+# The reports of test_data/console-reports.log, in console order.
 SAMPLE_LABELS = ['lockdep: circular locking', 'KASAN report', 'BUG:', 'WARNING:',
 		 'slab error report', 'general protection fault', 'Kernel panic']
-
-SAMPLE_KTAP = '''\
-[    0.500000] KTAP version 1
-[    0.500001] 1..3
-[    0.500002]     KTAP version 1
-[    0.500003]     # Subtest: list-kernel-test
-[    0.500004]     1..2
-[    0.500005]     ok 1 list_add_test
-[    0.500006]     # list_del_test: EXPECTATION FAILED at lib/list-test.c:10
-[    0.500007]     not ok 2 list_del_test
-[    0.500008] # list-kernel-test: pass:1 fail:1 skip:0 total:2
-[    0.500009] not ok 1 list-kernel-test
-[    0.500010]     KTAP version 1
-[    0.500011]     # Subtest: params
-[    0.500012]     1..1
-[    0.500013]         KTAP version 1
-[    0.500014]         # Subtest: sizes
-[    0.500015]         ok 1 size-8
-[    0.500016]         ok 2 size-16 # SKIP not on this arch
-[    0.500017]     ok 1 sizes
-[    0.500018] ok 2 params
-[    0.500019]     KTAP version 1
-[    0.500020]     # Subtest: crashes
-[    0.500021]     1..1
-'''
-
-# A report before kfence_test loads is a real bug; those of its cases, not.
-SAMPLE_KFENCE = '''\
-[    1.000000] BUG: KFENCE: memory corruption in kobject_uevent_env+0x44a/0x45d
-[    9.000000]     KTAP version 1
-[    9.000001]     # Subtest: kfence
-[    9.000002]     1..1
-[    9.100000] BUG: KFENCE: out-of-bounds read in test_out_of_bounds_read+0x9/0x30
-[    9.200000]     ok 1 test_out_of_bounds_read
-[    9.200001] ok 1 kfence
-[    9.300000] BUG: KFENCE: use-after-free read in rcu_core+0x275/0x4c5
-'''
-
-SAMPLE_BUILD_LOG = '''\
-  CC      mm/slab_common.o
-  CC      mm/slqb.o
-mm/slqb.c: In function 'kmem_cache_alloc':
-mm/slqb.c:42:9: error: expected ';' before 'return'
-   42 |  x = 1
-      |       ^
-      |       ;
-make[3]: *** [scripts/Makefile.build:250: mm/slqb.o] Error 1
-'''
 
 
 def run_cli(argv: Sequence[str], env: Dict[str, str], cli: str = CLI,
@@ -279,7 +218,7 @@ def check_broken_patch(ctx: Context) -> None:
 
 def check_report_detection(ctx: Context) -> None:
 	"""Bad kernel reports are found, labelled and quoted with the log."""
-	lines = SAMPLE_CONSOLE.splitlines()
+	lines = test_data_lines('console-reports.log')
 	labels = [f.label for f in find_bad_reports(lines)]
 	require(labels == SAMPLE_LABELS, f'found {labels}, expected {SAMPLE_LABELS}')
 	run = GuestRun(lines=lines, returncode=0, timed_out=False, elapsed=1.0)
@@ -302,7 +241,7 @@ def check_clean_console(ctx: Context) -> None:
 
 def check_ktap(ctx: Context) -> None:
 	"""KTAP: suites, nested parameters, skips, failures, incomplete suites."""
-	report = parse_ktap(SAMPLE_KTAP.splitlines())
+	report = parse_ktap(test_data_lines('ktap-nested.log'))
 	names = [s.name for s in report.suites]
 	require(names == ['list-kernel-test', 'params'], f'suites {names}')
 	require([f.name for f in report.failures()] == ['list_del_test', 'list-kernel-test'],
@@ -315,8 +254,9 @@ def check_ktap(ctx: Context) -> None:
 
 
 def check_kfence_reports(ctx: Context) -> None:
-	"""Only the KFENCE reports inside kfence_test's suite are allowed."""
-	lines = SAMPLE_KFENCE.splitlines()
+	"""Only the KFENCE reports inside kfence_test's suite are allowed: one
+	before the module loads, or after its result, is a real bug."""
+	lines = test_data_lines('kfence-console.log')
 	allowed = kfence_test_reports(lines, kfence_suite(parse_ktap(lines)))
 	bad = unexpected_reports(lines, allowed)
 	require(bad == [lines[0], lines[-1]], 'refused:\n' + '\n'.join(bad))
@@ -327,7 +267,7 @@ def check_kfence_reports(ctx: Context) -> None:
 
 def check_first_build_error(ctx: Context) -> None:
 	"""The first compiler error is quoted with gcc's context lines."""
-	quoted = first_build_error(SAMPLE_BUILD_LOG.splitlines())
+	quoted = first_build_error(test_data_lines('build-error.log'))
 	require(quoted[0].startswith("mm/slqb.c: In function") and
 		"error: expected ';'" in quoted[1] and len(quoted) == 5,
 		'quoted:\n' + '\n'.join(quoted))

@@ -4,7 +4,9 @@ architecture, with the KUnit suite at boot.
 
 These runs are not part of the default `slqb test` (CI): each needs a
 cross or 32-bit kernel build of its own, and arm64 boots slowly under
-TCG. The boots use the small static /init of guest/mini-init.c.
+TCG. Their groups, arch-arm64 and arch-i386, run on request: `slqb test
+--arch NAME` or `--group arch-NAME`. The boots use the small static /init
+of guest/mini-init.c.
 """
 
 from typing import Callable, Dict, List
@@ -12,7 +14,8 @@ from typing import Callable, Dict, List
 from slqb_arch import arch_of
 from slqb_boot import BootRequest, boot_kernel, prepare_kernel
 from slqb_build import KernelSpec
-from slqb_checks import CheckFailed, Context
+from slqb_checks import CheckFailed, Context, check_group
+from slqb_host import ensure_packages
 from slqb_qemu import Shape
 from slqb_util import SlqbError
 
@@ -54,6 +57,7 @@ def arch_group(arch_name: str) -> Callable[[Context], None]:
 				'x86_64 is what plain `slqb.py test` runs', exit_code=2)
 
 	def group(ctx: Context) -> None:
+		ensure_packages(arch.packages)
 		build = f'{arch.name}: SLQB kernel builds'
 		boots = [f'{arch.name}: SLQB boots {s.label()} with the KUnit suite'
 			 for s in shapes]
@@ -67,6 +71,11 @@ def arch_group(arch_name: str) -> Callable[[Context], None]:
 	return group
 
 
-def arch_groups(arch_name: str) -> Dict[str, Callable[[Context], None]]:
-	"""What `slqb test --arch NAME` runs."""
-	return {f'arch-{arch_name}': arch_group(arch_name)}
+def group_name(arch_name: str) -> str:
+	"""The check group of an architecture: what `slqb test --arch NAME`
+	runs."""
+	return f'arch-{arch_name}'
+
+
+for _arch in ARCH_SHAPES:
+	check_group(group_name(_arch), on_request=True)(arch_group(_arch))

@@ -14,8 +14,10 @@ from slqb_boot import (BootOutcome, BootRequest, Prepared, boot_kernel,
 		       patched_tree_has_slqb, prepare_kernel)
 from slqb_build import KernelSpec
 from slqb_checks import CheckFailed, Context, check_group
+from slqb_guest import fake_report_params, load_params, selftest_params
 from slqb_qemu import Shape
-from slqb_report import KtapReport, KtapResult, classify, strip_printk
+from slqb_report import (Allowed, kfence_suite, kfence_test_reports,
+			 strip_printk, unexpected_reports)
 from slqb_util import SlqbError
 
 
@@ -46,9 +48,9 @@ class Boot:
 # init_on_free put the allocator's initialisation paths under test too.
 # KFENCE samples there, as in Debian's kernels, and the slqb suite's KFENCE
 # cases run.
-SELFTESTS = ('init_on_alloc=1 init_on_free=1 kfence.sample_interval=100 '
-	     'slqbtest.selftests=1')
-KFENCE = 'kfence.sample_interval=100 slqbtest.load=kfence_test'
+SELFTESTS = ('init_on_alloc=1 init_on_free=1 kfence.sample_interval=100 ' +
+	     selftest_params())
+KFENCE = 'kfence.sample_interval=100 ' + load_params('kfence_test')
 DEBUG_NO_CACHE = 'no_such_cache'
 STRESS = 45
 
@@ -58,7 +60,7 @@ BOOTS = [
 	Boot('slub', '4cpu-2node-memoryless', cpus=4, nodes=2, memoryless=True,
 	     stress=STRESS),
 	# The harness catching what it must catch, on a real kernel:
-	Boot('slub', 'fake-BUG', mode='quick', append='slqbtest.fake=BUG',
+	Boot('slub', 'fake-BUG', mode='quick', append=fake_report_params('BUG'),
 	     expect='report:BUG:'),
 	Boot('slub', 'hang', mode='hang', timeout=20, expect='timeout'),
 	Boot('slqb', '4cpu-2node', cpus=4, nodes=2, stress=STRESS,
@@ -75,7 +77,7 @@ BOOTS = [
 	# no_hash_pointers: the reports and the module print the same address.
 	Boot('slqb', 'debug', mode='modules', timeout=300,
 	     append=f'slqb_debug=FZPUX,slqb_dbg_*;{DEBUG_NO_CACHE} no_hash_pointers '
-	     'slqbtest.load=test_slqb_debug slqbtest.debugcheck=1',
+	     + load_params('test_slqb_debug', debugcheck=True),
 	     expect='debug'),
 	# Every cache debugged, under stress, with KFENCE sampling often: the
 	# debug paths, KFENCE and hardened usercopy on all of the kernel's
@@ -221,38 +223,8 @@ def judge_selftests(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
 				   'skipped' if case.skipped else 'not ok')
 
 
-def unexpected_reports(lines: List[str], allowed) -> List[str]:
-	"""Console lines with a bad report that allowed(label, index, line) refuses."""
-	bad = []
-	for index, line in enumerate(lines):
-		label = classify(line)
-		if label and not allowed(label, index, line):
-			bad.append(line)
-	return bad
-
-
-def kfence_suite(ktap: KtapReport) -> Optional[KtapResult]:
-	"""The result of the kfence KUnit suite, if the console has one."""
-	return next((s for s in ktap.suites if s.name == 'kfence'), None)
-
-
-def kfence_test_reports(lines: List[str], suite: Optional[KtapResult]):
-	"""allowed() for unexpected_reports: KFENCE reports inside kfence_test.
-
-	The suite provokes KFENCE reports on purpose; one anywhere else on the
-	console, before the module loads or after its result, is a bug that
-	KFENCE found in the kernel or the allocator.
-	"""
-	span = range(0)
-	if suite is not None:
-		starts = [i for i in range(suite.index)
-			  if strip_printk(lines[i]).strip() == '# Subtest: kfence']
-		span = range(starts[-1] if starts else suite.index, suite.index + 1)
-	return lambda label, index, line: label == 'KFENCE report' and index in span
-
-
 def judge_common(ctx: Context, prefix: str, outcome: BootOutcome,
-		 allowed, reports_check: str) -> None:
+		 allowed: Allowed, reports_check: str) -> None:
 	"""Guest verdict, KUnit and reports of a boot with reports on purpose."""
 	text = [strip_printk(line) for line in outcome.run.lines]
 
