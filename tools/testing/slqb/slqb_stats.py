@@ -1,18 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
 """SLQB's statistics: their names, read from the kernel's one list.
 
-mm/slqb.h lists them once, as an X-macro, one item per line:
+include/linux/slqb_stats.h lists them once, one line each:
 
-	#define SLQB_STATS(X)						\\
-		X(ALLOC, alloc)		/* objects allocated */		\\
-		...
-		X(TRIM_WORST_NS, trim_worst_ns)	/* longest trim pass, ns */
+	/* objects allocated */
+	SLQB_STAT(ALLOC, alloc)
+	...
 
-the enum item, then the name of its file in /sys/kernel/slab/<cache>/.
-The macro runs from its #define line to the first line that does not end
-in a backslash. Whoever else needs the names reads them from there
-(slqbinfo_test.py) or is checked against them by the unit tests
-(tools/vm/slqbinfo.c, guest/init.sh, slqb_bench.py).
+the enum item, then the name of its file in /sys/kernel/slab/<cache>/;
+the kernel defines SLQB_STAT() before it includes the list. Whoever else
+needs the names reads them from there (slqbinfo_test.py) or is checked
+against them by the unit tests (tools/vm/slqbinfo.c, guest/init.sh,
+slqb_bench.py).
 """
 
 import os
@@ -21,44 +20,36 @@ from typing import List, Tuple
 
 from slqb_util import REPO_ROOT, SlqbError, read_text
 
-SLQB_H = 'mm/slqb.h'
-MACRO_RE = re.compile(r'^\s*#\s*define\s+SLQB_STATS\(X\)')
-ITEM_RE = re.compile(r'X\(([A-Z0-9_]+),\s*([a-z0-9_]+)\)')
+STATS_H = 'include/linux/slqb_stats.h'
+# One entry: at the start of its line, so that comments do not count.
+ITEM_RE = re.compile(r'^SLQB_STAT\(\s*([A-Z0-9_]+)\s*,\s*([a-z0-9_]+)\s*\)\s*$')
 # slqbinfo.c's table: static const char * const stat_name[NR_STATS] = {
 SLQBINFO_TABLE_RE = re.compile(r'stat_name\[[A-Z_]*\]\s*=\s*\{(.*?)\};', re.S)
 SLQBINFO_ITEM_RE = re.compile(r'\[(S_[A-Z0-9_]+)\]\s*=\s*"([a-z0-9_]+)"')
 
 
-def parse_stats_macro(text: str) -> List[Tuple[str, str]]:
-	"""(ITEM, name) of each X(ITEM, name) of the SLQB_STATS(X) macro."""
-	lines = text.splitlines()
-	start = next((i for i, line in enumerate(lines) if MACRO_RE.match(line)), None)
-	if start is None:
-		raise SlqbError('no "#define SLQB_STATS(X)" line')
-	items = []
-	for line in lines[start:]:
-		items.extend(ITEM_RE.findall(line))
-		if not line.rstrip().endswith('\\'):
-			break
+def parse_stats_list(text: str) -> List[Tuple[str, str]]:
+	"""(ITEM, name) of each SLQB_STAT(ITEM, name) line, in order."""
+	items = [m.groups() for m in map(ITEM_RE.match, text.splitlines()) if m]
 	if not items:
-		raise SlqbError('the SLQB_STATS(X) macro lists no X(ITEM, name)')
+		raise SlqbError('lists no SLQB_STAT(ITEM, name) line')
 	return items
 
 
 def kernel_stats(repo: str = REPO_ROOT) -> List[Tuple[str, str]]:
-	"""(ITEM, name) of every statistic, in mm/slqb.h's order."""
-	path = os.path.join(repo, SLQB_H)
+	"""(ITEM, name) of every statistic, in the kernel list's order."""
+	path = os.path.join(repo, STATS_H)
 	if not os.path.isfile(path):
-		raise SlqbError(f'{SLQB_H} is missing in {repo}: it holds the one '
-				'list of the SLQB statistics (#define SLQB_STATS(X))')
+		raise SlqbError(f'{STATS_H} is missing in {repo}: it holds the one '
+				'list of the SLQB statistics (SLQB_STAT(ITEM, name))')
 	try:
-		return parse_stats_macro(read_text(path))
+		return parse_stats_list(read_text(path))
 	except SlqbError as e:
-		raise SlqbError(f'{SLQB_H}: {e}') from None
+		raise SlqbError(f'{STATS_H}: {e}') from None
 
 
 def stat_names(repo: str = REPO_ROOT) -> List[str]:
-	"""The sysfs file names of the statistics, in mm/slqb.h's order."""
+	"""The sysfs file names of the statistics, in the kernel list's order."""
 	return [name for _, name in kernel_stats(repo)]
 
 

@@ -12,8 +12,8 @@ SLQBINFO_SRC=path/to/slqbinfo.c tests another copy of the source (handy to
 check that a deliberately broken tool makes the tests fail);
 SLQBINFO_CFLAGS adds compiler flags (e.g. -fsanitize=address,undefined).
 Python 3 standard library only; valgrind is used when it is installed.
-The statistics files the fixtures get are those of mm/slqb.h's
-SLQB_STATS(X) list (read with slqb_stats.py), the one list of them.
+The statistics files the fixtures get are those of the kernel's list,
+include/linux/slqb_stats.h (read with slqb_stats.py), the one list of them.
 """
 
 import os
@@ -732,7 +732,7 @@ def test_valgrind(c, binary, tmp, full):
 def main():
 	c = Checker()
 	if STATS_ERROR:
-		c.check('statistics names read from mm/slqb.h', False, STATS_ERROR)
+		c.check('statistics names read from include/linux/slqb_stats.h', False, STATS_ERROR)
 		print('%d passed, %d failed' % (c.passed, c.failed))
 		return 1
 	tmp = tempfile.mkdtemp(prefix='slqbinfo-test.')

@@ -987,31 +987,29 @@ class QuiltHeaderCrossCheckTest(unittest.TestCase):
 
 # ---------------------------------------------------------------- statistics
 
-class StatsMacroTest(unittest.TestCase):
-	"""slqb_stats: the SLQB_STATS(X) list and the copies it is checked
-	against."""
+class StatsListTest(unittest.TestCase):
+	"""slqb_stats: the list of include/linux/slqb_stats.h and the copies
+	it is checked against."""
 
-	def test_parse_macro(self):
-		with open(test_data('slqb-stats-macro.txt'), encoding='utf-8') as f:
-			items = slqb_stats.parse_stats_macro(f.read())
+	def test_parse_list(self):
+		with open(test_data('slqb-stats-list.txt'), encoding='utf-8') as f:
+			items = slqb_stats.parse_stats_list(f.read())
 		self.assertEqual(items, [('ALLOC', 'alloc'), ('ALLOC_SLAB_FILL', 'alloc_slab_fill'),
 					 ('FREE', 'free'), ('TRIM_WORST_NS', 'trim_worst_ns')])
 
-	def test_macro_ends_at_first_line_without_backslash(self):
-		text = '#define SLQB_STATS(X) X(A, a) \\\n\tX(B, b)\n\tX(C, c)\n'
-		self.assertEqual(slqb_stats.parse_stats_macro(text), [('A', 'a'), ('B', 'b')])
-		text = '# define SLQB_STATS(X)\tX(A, a)\nX(B, b) \\\n'
-		self.assertEqual(slqb_stats.parse_stats_macro(text), [('A', 'a')])
+	def test_only_whole_lines_count(self):
+		text = ' * SLQB_STAT(A, a)\nSLQB_STAT(B, b) /* c */\nSLQB_STAT(C, c)\n'
+		self.assertEqual(slqb_stats.parse_stats_list(text), [('C', 'c')])
 
-	def test_parse_macro_refuses(self):
-		with self.assertRaisesRegex(SlqbError, 'no "#define SLQB_STATS'):
-			slqb_stats.parse_stats_macro('#define SLQB_STAT(X) X(A, a)\n')
-		with self.assertRaisesRegex(SlqbError, 'lists no X'):
-			slqb_stats.parse_stats_macro('#define SLQB_STATS(X) \\\n\tX(a, A)\n')
-		with self.assertRaisesRegex(SlqbError, 'mm/slqb.h is missing'):
+	def test_parse_list_refuses(self):
+		with self.assertRaisesRegex(SlqbError, 'lists no SLQB_STAT'):
+			slqb_stats.parse_stats_list('#define SLQB_STAT(item, name)\titem,\n')
+		with self.assertRaisesRegex(SlqbError, 'lists no SLQB_STAT'):
+			slqb_stats.parse_stats_list('SLQB_STAT(alloc, ALLOC)\n')
+		with self.assertRaisesRegex(SlqbError, 'include/linux/slqb_stats.h is missing'):
 			slqb_stats.kernel_stats(test_tmpdir)
-		write_tmp('bad-repo/mm/slqb.h', '/* nothing */\n')
-		with self.assertRaisesRegex(SlqbError, '^mm/slqb.h: no "#define'):
+		write_tmp('bad-repo/include/linux/slqb_stats.h', '/* nothing */\n')
+		with self.assertRaisesRegex(SlqbError, '^include/linux/slqb_stats.h: lists no'):
 			slqb_stats.kernel_stats(os.path.join(test_tmpdir, 'bad-repo'))
 
 	def test_slqbinfo_table(self):
@@ -1032,8 +1030,8 @@ class StatsMacroTest(unittest.TestCase):
 
 class StatNamesCrossCheckTest(unittest.TestCase):
 	"""The statistics names of the repository's files against the one
-	list of them, SLQB_STATS(X) in mm/slqb.h. Until mm/slqb.h has that
-	list, every test here fails saying so (none is skipped)."""
+	list of them, include/linux/slqb_stats.h. Without that list every
+	test here fails saying so (none is skipped)."""
 
 	@classmethod
 	def setUpClass(cls):
@@ -1064,7 +1062,7 @@ class StatNamesCrossCheckTest(unittest.TestCase):
 		names = self.names()
 		table = slqb_stats.slqbinfo_stat_names(self.read('tools/vm/slqbinfo.c'))
 		self.assertEqual([name for _, name in table], names,
-				 'tools/vm/slqbinfo.c stat_name[] differs from mm/slqb.h')
+				 'tools/vm/slqbinfo.c stat_name[] differs from the kernel list')
 		self.assertEqual([item for item, _ in table],
 				 ['S_' + item for item, _ in self.items])
 
@@ -1078,7 +1076,7 @@ class StatNamesCrossCheckTest(unittest.TestCase):
 		names = self.names()
 		words = slqb_stats.shell_words(self.read('tools/testing/slqb/guest/init.sh'),
 					       'SLQB_STATS')
-		self.assertEqual(words, names, 'guest/init.sh SLQB_STATS differs from mm/slqb.h')
+		self.assertEqual(words, names, 'guest/init.sh SLQB_STATS differs from the kernel list')
 
 	def test_bench_counter_columns(self):
 		names = self.names()

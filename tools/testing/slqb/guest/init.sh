@@ -308,7 +308,7 @@ bench_micro() {	# the slqb_bench module; slqbtest.benchmod=a=1:b=2 are its param
 	rmmod slqb_bench
 }
 
-# CONFIG_SLQB_STATS files: mm/slqb.h's SLQB_STATS(X) names, in its order
+# CONFIG_SLQB_STATS files: include/linux/slqb_stats.h's names, in its order
 # (the harness's unit tests check that they are the same).
 SLQB_STATS="alloc alloc_slab_fill alloc_slab_new free free_remote flush_free_list
 flush_free_list_objects flush_free_list_remote flush_slab_partial flush_slab_free
