@@ -77,48 +77,20 @@ static const char * const attr_name[NR_ATTRS] = {
 	[A_FREEBATCH]		= "freebatch",
 };
 
-/* The CONFIG_SLQB_STATS files: "<total>[ C<cpu>=<n>]...". */
+/*
+ * The CONFIG_SLQB_STATS files: "<total>[ C<cpu>=<n>]...". The kernel's one
+ * list of them, include/linux/slqb_stats.h, makes both the enum and the
+ * names.
+ */
 enum stat_item {
-	S_ALLOC,
-	S_ALLOC_SLAB_FILL,
-	S_ALLOC_SLAB_NEW,
-	S_FREE,
-	S_FREE_REMOTE,
-	S_FLUSH_FREE_LIST,
-	S_FLUSH_FREE_LIST_OBJECTS,
-	S_FLUSH_FREE_LIST_REMOTE,
-	S_FLUSH_SLAB_PARTIAL,
-	S_FLUSH_SLAB_FREE,
-	S_FLUSH_RFREE_LIST,
-	S_FLUSH_RFREE_LIST_OBJECTS,
-	S_CLAIM_REMOTE_LIST,
-	S_CLAIM_REMOTE_LIST_OBJECTS,
-	S_REMOTE_CAP_HIT,
-	S_TRIM_RUNS,
-	S_TRIM_OBJECTS,
-	S_TRIM_WORST_NS,
+#define SLQB_STAT(item, name)	S_##item,
+#include "../../include/linux/slqb_stats.h"
 	NR_STATS
 };
 
 static const char * const stat_name[NR_STATS] = {
-	[S_ALLOC]			= "alloc",
-	[S_ALLOC_SLAB_FILL]		= "alloc_slab_fill",
-	[S_ALLOC_SLAB_NEW]		= "alloc_slab_new",
-	[S_FREE]			= "free",
-	[S_FREE_REMOTE]			= "free_remote",
-	[S_FLUSH_FREE_LIST]		= "flush_free_list",
-	[S_FLUSH_FREE_LIST_OBJECTS]	= "flush_free_list_objects",
-	[S_FLUSH_FREE_LIST_REMOTE]	= "flush_free_list_remote",
-	[S_FLUSH_SLAB_PARTIAL]		= "flush_slab_partial",
-	[S_FLUSH_SLAB_FREE]		= "flush_slab_free",
-	[S_FLUSH_RFREE_LIST]		= "flush_rfree_list",
-	[S_FLUSH_RFREE_LIST_OBJECTS]	= "flush_rfree_list_objects",
-	[S_CLAIM_REMOTE_LIST]		= "claim_remote_list",
-	[S_CLAIM_REMOTE_LIST_OBJECTS]	= "claim_remote_list_objects",
-	[S_REMOTE_CAP_HIT]		= "remote_cap_hit",
-	[S_TRIM_RUNS]			= "trim_runs",
-	[S_TRIM_OBJECTS]		= "trim_objects",
-	[S_TRIM_WORST_NS]		= "trim_worst_ns",
+#define SLQB_STAT(item, name)	(#name),
+#include "../../include/linux/slqb_stats.h"
 };
 
 enum stats_state {

@@ -2,7 +2,7 @@
 """`slqb test` group bench: what `slqb bench` can be checked on without
 booting: its console parser and tables on made-up consoles, its refusal
 of bad arguments, and the module's build (W=1) and checkpatch --strict
-against a kernel the other groups built. It runs after them (last in
+against a kernel the kernels group built. It runs after that group (see
 GROUP_MODULES) and adds seconds, not minutes.
 """
 

@@ -3,8 +3,9 @@
 
 They run the slqb command itself (as a new user would) on bad arguments,
 as an unprivileged user with a package missing, and `slqb apply` on small
-scratch trees, one of them with a deliberately broken patch; and they feed
-made-up consoles and build logs (from test_data/) to the parsers.
+scratch trees, one of them with a deliberately broken patch. The parsers'
+checks on made-up consoles and build logs are the unit tests
+(test_slqb_harness.py, group unit).
 """
 
 import os
@@ -12,17 +13,12 @@ import shutil
 import subprocess
 from typing import Dict, Sequence
 
-from slqb_boot import BootRequest, judge
-from slqb_build import first_build_error
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_host import BuildLock
-from slqb_qemu import GuestRun, Shape
-from slqb_report import (find_bad_reports, kfence_suite, kfence_test_reports,
-			 parse_ktap, unexpected_reports)
 from slqb_tree import (TREE_MARKERS, ensure_pristine, overlay_files,
 		       patch_targets, read_series, repo_files, same_file,
 		       series_targets)
-from slqb_util import HARNESS_DIR, file_sha1, sha1_of, test_data_lines
+from slqb_util import HARNESS_DIR, file_sha1, sha1_of
 
 CLI = os.path.join(HARNESS_DIR, 'slqb.py')
 CLI_TIMEOUT_S = 300
@@ -60,9 +56,6 @@ BAD_ARGUMENTS = [
 	 'unknown check group'),
 ]
 
-# The reports of test_data/console-reports.log, in console order.
-SAMPLE_LABELS = ['lockdep: circular locking', 'KASAN report', 'BUG:', 'WARNING:',
-		 'slab error report', 'general protection fault', 'Kernel panic']
 
 
 def run_cli(argv: Sequence[str], env: Dict[str, str], cli: str = CLI,
@@ -216,66 +209,9 @@ def check_broken_patch(ctx: Context) -> None:
 	require(tree_digest(tree) == before, 'the tree was changed')
 
 
-def check_report_detection(ctx: Context) -> None:
-	"""Bad kernel reports are found, labelled and quoted with the log."""
-	lines = test_data_lines('console-reports.log')
-	labels = [f.label for f in find_bad_reports(lines)]
-	require(labels == SAMPLE_LABELS, f'found {labels}, expected {SAMPLE_LABELS}')
-	run = GuestRun(lines=lines, returncode=0, timed_out=False, elapsed=1.0)
-	outcome = judge(run, BootRequest(shape=Shape()), '/tmp/console.log')
-	require(not outcome.ok and outcome.verdict == 'PASS', 'a PASS with reports was accepted')
-	require(all('/tmp/console.log' in e for e in outcome.errors), 'an error lacks the log path')
-	require('flush_free_list' in '\n'.join(outcome.errors), 'no context quoted')
-
-
-def check_clean_console(ctx: Context) -> None:
-	"""A clean console with the guest's PASS is accepted; without it, not."""
-	lines = ['[    0.1] Linux version 6.1.192', '[    0.2] Kernel command line: '
-		 'slqbtest.fake=BUG oops=panic', 'SLQB-GUEST: PASS']
-	run = GuestRun(lines=lines, returncode=0, timed_out=False, elapsed=1.0)
-	require(judge(run, BootRequest(shape=Shape()), 'log').ok, 'a clean boot was refused')
-	run.lines = lines[:2]
-	require(not judge(run, BootRequest(shape=Shape()), 'log').ok,
-		'a boot without a verdict was accepted')
-
-
-def check_ktap(ctx: Context) -> None:
-	"""KTAP: suites, nested parameters, skips, failures, incomplete suites."""
-	report = parse_ktap(test_data_lines('ktap-nested.log'))
-	names = [s.name for s in report.suites]
-	require(names == ['list-kernel-test', 'params'], f'suites {names}')
-	require([f.name for f in report.failures()] == ['list_del_test', 'list-kernel-test'],
-		f'failures {[f.name for f in report.failures()]}')
-	require(report.suites[1].children[0].children[1].skipped, 'SKIP not seen')
-	require(report.count() == (2, 1, 0), f'counts {report.count()}')
-	require(len(report.incomplete) == 2 and 'crashes' in report.incomplete[0],
-		f'incomplete {report.incomplete}')
-	require(not report.clean(), 'a failing report counted as clean')
-
-
-def check_kfence_reports(ctx: Context) -> None:
-	"""Only the KFENCE reports inside kfence_test's suite are allowed: one
-	before the module loads, or after its result, is a real bug."""
-	lines = test_data_lines('kfence-console.log')
-	allowed = kfence_test_reports(lines, kfence_suite(parse_ktap(lines)))
-	bad = unexpected_reports(lines, allowed)
-	require(bad == [lines[0], lines[-1]], 'refused:\n' + '\n'.join(bad))
-	allowed = kfence_test_reports(lines[:1], kfence_suite(parse_ktap(lines[:1])))
-	bad = unexpected_reports(lines[:1], allowed)
-	require(bad == lines[:1], 'a KFENCE report without kfence_test was allowed')
-
-
-def check_first_build_error(ctx: Context) -> None:
-	"""The first compiler error is quoted with gcc's context lines."""
-	quoted = first_build_error(test_data_lines('build-error.log'))
-	require(quoted[0].startswith("mm/slqb.c: In function") and
-		"error: expected ';'" in quoted[1] and len(quoted) == 5,
-		'quoted:\n' + '\n'.join(quoted))
-
-
 @check_group('harness')
 def harness_selfchecks(ctx: Context) -> None:
-	"""The harness's own error paths and parsers."""
+	"""The harness's own error paths."""
 	checks = [(f'refuses {what}', lambda a=argv, t=text: expect_refusal(ctx, a, t))
 		  for what, argv, text in BAD_ARGUMENTS]
 	checks += [
@@ -286,14 +222,6 @@ def harness_selfchecks(ctx: Context) -> None:
 		 lambda: check_apply_refuses_other_tree(ctx)),
 		('apply: a broken patch is named with hunk and file; tree unchanged',
 		 lambda: check_broken_patch(ctx)),
-		('console: bad reports found and quoted', lambda: check_report_detection(ctx)),
-		('console: clean boot accepted, missing verdict refused',
-		 lambda: check_clean_console(ctx)),
-		('console: KTAP parsed (nesting, skips, failures, incomplete)',
-		 lambda: check_ktap(ctx)),
-		('console: KFENCE reports outside kfence_test refused',
-		 lambda: check_kfence_reports(ctx)),
-		('build: first compiler error quoted', lambda: check_first_build_error(ctx)),
 	]
 	ctx.expect([name for name, _ in checks])
 	with BuildLock(ctx.paths):

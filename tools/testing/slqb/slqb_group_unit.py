@@ -9,8 +9,6 @@ with the assertion's message and the traceback below it.
 """
 
 import unittest
-from typing import Optional
-
 from slqb_checks import Context, check_group
 
 TEST_MODULE = 'test_slqb_harness'
@@ -51,6 +49,14 @@ class CheckResult(unittest.TestResult):
 		super().addError(test, err)
 		self._fail(test, err, 'crashed')
 
+	def addSubTest(self, test: unittest.TestCase, subtest, err) -> None:
+		"""A failing subTest fails its test (unittest then reports no
+		success for it); a passing one is part of its test's PASS."""
+		super().addSubTest(test, subtest, err)
+		if err is not None:
+			failed = issubclass(err[0], test.failureException)
+			self._fail(subtest, err, 'failed' if failed else 'crashed')
+
 	def addSkip(self, test: unittest.TestCase, reason: str) -> None:
 		super().addSkip(test, reason)
 		self.ctx.skip(check_name(test), reason)
@@ -71,9 +77,9 @@ def load_suite(name: str = TEST_MODULE) -> unittest.TestSuite:
 
 
 @check_group('unit')
-def unit_tests(ctx: Context, suite: Optional[unittest.TestSuite] = None) -> None:
+def unit_tests(ctx: Context) -> None:
 	"""Runs test_slqb_harness.py and records each of its tests."""
 	result = CheckResult(ctx)
-	(suite or load_suite()).run(result)
+	load_suite().run(result)
 	if result.testsRun == 0:
 		ctx.record('unit: the unit tests ran', False, f'{TEST_MODULE} has no tests')

@@ -269,7 +269,12 @@ def commit_step(git_dir: str, repo: str, step: Step, date: str) -> None:
 	"""Applies the diff part of a step's quilt patches (never their
 	header: the changelog is the plan's), adds its files, commits."""
 	for quilt in step.quilt:
-		_, diff = split_quilt_patch(read_text(os.path.join(repo, 'patches', quilt)))
+		text = read_text(os.path.join(repo, 'patches', quilt))
+		named = quilt_changelog(quilt, text)
+		if os.path.basename(named) != step.name:
+			raise SlqbError(f'patches/{quilt}: its header names {named}, but '
+					f'{PLAN_PREFIX}{step.name} carries it')
+		_, diff = split_quilt_patch(text)
 		with tempfile.NamedTemporaryFile('w', suffix='.diff', encoding='utf-8') as f:
 			f.write(diff)
 			f.flush()

@@ -21,16 +21,30 @@ from typing import List, Tuple
 from slqb_util import REPO_ROOT, SlqbError, read_text
 
 STATS_H = 'include/linux/slqb_stats.h'
-# One entry: at the start of its line, so that comments do not count.
+# One entry, alone on its line.
 ITEM_RE = re.compile(r'^SLQB_STAT\(\s*([A-Z0-9_]+)\s*,\s*([a-z0-9_]+)\s*\)\s*$')
-# slqbinfo.c's table: static const char * const stat_name[NR_STATS] = {
+# How tools/vm/slqbinfo.c reads the list, relative to itself.
+SLQBINFO_INCLUDE = '#include "../../include/linux/slqb_stats.h"'
+# A name written out by hand: "[S_ITEM] = "name"" or a bare "name" string
+# in its stat_name[] table.
 SLQBINFO_TABLE_RE = re.compile(r'stat_name\[[A-Z_]*\]\s*=\s*\{(.*?)\};', re.S)
-SLQBINFO_ITEM_RE = re.compile(r'\[(S_[A-Z0-9_]+)\]\s*=\s*"([a-z0-9_]+)"')
 
 
 def parse_stats_list(text: str) -> List[Tuple[str, str]]:
-	"""(ITEM, name) of each SLQB_STAT(ITEM, name) line, in order."""
-	items = [m.groups() for m in map(ITEM_RE.match, text.splitlines()) if m]
+	"""(ITEM, name) of each SLQB_STAT(ITEM, name) line, in order. Outside
+	comments and #define lines, every SLQB_STAT( must be such a line, so
+	that nothing the compiler takes is passed over here."""
+	code = re.sub(r'/\*.*?\*/', lambda m: '\n' * m.group(0).count('\n'),
+		      text, flags=re.S)
+	items = []
+	for number, line in enumerate(code.splitlines(), 1):
+		if 'SLQB_STAT(' not in line or line.lstrip().startswith('#'):
+			continue
+		m = ITEM_RE.match(line.strip())
+		if not m:
+			raise SlqbError(f'line {number}: {line.strip()!r} is not '
+					'"SLQB_STAT(ITEM, name)" alone on its line')
+		items.append(m.groups())
 	if not items:
 		raise SlqbError('lists no SLQB_STAT(ITEM, name) line')
 	return items
@@ -53,13 +67,19 @@ def stat_names(repo: str = REPO_ROOT) -> List[str]:
 	return [name for _, name in kernel_stats(repo)]
 
 
-def slqbinfo_stat_names(text: str) -> List[Tuple[str, str]]:
-	"""(S_ITEM, name) of the [S_ITEM] = "name" initializers of
-	tools/vm/slqbinfo.c's stat_name[] table, in their order."""
+def slqbinfo_reads_list(text: str) -> None:
+	"""tools/vm/slqbinfo.c makes its stat enum and its stat_name[] table
+	from the kernel's list, and writes no name out itself."""
+	if text.count(SLQBINFO_INCLUDE) < 2:
+		raise SlqbError(f'does not {SLQBINFO_INCLUDE} for both its enum '
+				'and its stat_name[] table')
 	m = SLQBINFO_TABLE_RE.search(text)
 	if not m:
 		raise SlqbError('no stat_name[...] = { ... }; table')
-	return SLQBINFO_ITEM_RE.findall(m.group(1))
+	if '"' in m.group(1).replace(SLQBINFO_INCLUDE, ''):
+		raise SlqbError('its stat_name[] table spells out names of its own')
+	if SLQBINFO_INCLUDE not in m.group(1):
+		raise SlqbError('its stat_name[] table is not made from the list')
 
 
 def shell_words(text: str, variable: str) -> List[str]:

@@ -91,14 +91,14 @@ def read_text(path: str, default: Optional[str] = None) -> str:
 		return default
 
 
-def test_data(name: str) -> str:
+def fixture_path(name: str) -> str:
 	"""The path of a file in test_data/."""
 	return os.path.join(TEST_DATA_DIR, name)
 
 
-def test_data_lines(name: str) -> List[str]:
+def fixture_lines(name: str) -> List[str]:
 	"""The lines of a file in test_data/ (a made-up console or log)."""
-	return read_text(test_data(name)).splitlines()
+	return read_text(fixture_path(name)).splitlines()
 
 
 def write_text(path: str, text: str) -> None:

@@ -17,6 +17,7 @@ each test case a check of its own.
 """
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -39,7 +40,7 @@ import slqb_tree
 from slqb_boot import BootRequest, Prepared, judge, kernel_cmdline
 from slqb_bench_report import Metric, Pairing, Sample, Summary
 from slqb_qemu import GuestRun, Shape
-from slqb_util import SlqbError, test_data, test_data_lines
+from slqb_util import SlqbError, fixture_path, fixture_lines
 
 # The repository's top, from this file's place in it.
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -101,7 +102,7 @@ class ConsoleParserTest(unittest.TestCase):
 		self.assertIsNone(classify('DEBUGBUG: nothing'))
 
 	def test_find_bad_reports(self):
-		lines = test_data_lines('console-reports.log')
+		lines = fixture_lines('console-reports.log')
 		found = slqb_report.find_bad_reports(lines)
 		self.assertEqual([(f.label, f.index) for f in found],
 				 [('lockdep: circular locking', 2), ('KASAN report', 4),
@@ -109,7 +110,7 @@ class ConsoleParserTest(unittest.TestCase):
 				  ('general protection fault', 8), ('Kernel panic', 12)])
 
 	def test_describe_finding_quotes_context(self):
-		lines = test_data_lines('console-reports.log')
+		lines = fixture_lines('console-reports.log')
 		finding = slqb_report.find_bad_reports(lines)[3]
 		text = slqb_report.describe_finding(lines, finding, '/logs/x.log')
 		self.assertIn('"WARNING:" (console line 7)', text)
@@ -126,7 +127,7 @@ class ConsoleParserTest(unittest.TestCase):
 
 	def test_guest_verdict(self):
 		verdict = slqb_report.guest_verdict
-		lines = test_data_lines('console-reports.log')
+		lines = fixture_lines('console-reports.log')
 		self.assertEqual(verdict(lines), ('PASS', '', 11))
 		self.assertEqual(verdict(['SLQB-GUEST: FAIL x', '[ 2.0] SLQB-GUEST: PASS']),
 				 ('PASS', '', 1))
@@ -151,7 +152,7 @@ class KtapParserTest(unittest.TestCase):
 	"""slqb_report.parse_ktap on 6.1's built-in KUnit output."""
 
 	def setUp(self):
-		self.report = slqb_report.parse_ktap(test_data_lines('ktap-nested.log'))
+		self.report = slqb_report.parse_ktap(fixture_lines('ktap-nested.log'))
 
 	def test_suites_and_plan(self):
 		self.assertTrue(self.report.seen)
@@ -210,7 +211,7 @@ class KtapParserTest(unittest.TestCase):
 		self.assertEqual([(s.name, s.ok) for s in report.suites], [('#1', False)])
 
 	def test_describe_failures(self):
-		lines = test_data_lines('ktap-nested.log')
+		lines = fixture_lines('ktap-nested.log')
 		text = slqb_report.describe_ktap_failures(lines, self.report, 'k.log')
 		self.assertIn('KUnit reported 2 failure(s): list_del_test, list-kernel-test', text)
 		self.assertIn('KUnit output is incomplete', text)
@@ -234,7 +235,7 @@ class JudgeTest(unittest.TestCase):
 		self.assertEqual(outcome.verdict, 'PASS')
 
 	def test_reports_fail_a_pass(self):
-		outcome = self.judge(guest_run(test_data_lines('console-reports.log')))
+		outcome = self.judge(guest_run(fixture_lines('console-reports.log')))
 		self.assertFalse(outcome.ok)
 		self.assertEqual(outcome.verdict, 'PASS')
 		self.assertEqual(len(outcome.errors), 7)
@@ -278,7 +279,7 @@ class KfenceJudgmentTest(unittest.TestCase):
 	"""slqb_report: only kfence_test's own KFENCE reports are allowed."""
 
 	def test_reports_outside_the_suite(self):
-		lines = test_data_lines('kfence-console.log')
+		lines = fixture_lines('kfence-console.log')
 		suite = slqb_report.kfence_suite(slqb_report.parse_ktap(lines))
 		self.assertEqual((suite.name, suite.index), ('kfence', 6))
 		allowed = slqb_report.kfence_test_reports(lines, suite)
@@ -286,14 +287,14 @@ class KfenceJudgmentTest(unittest.TestCase):
 				 [lines[0], lines[-1]])
 
 	def test_no_suite_allows_nothing(self):
-		lines = test_data_lines('kfence-console.log')[:1]
+		lines = fixture_lines('kfence-console.log')[:1]
 		suite = slqb_report.kfence_suite(slqb_report.parse_ktap(lines))
 		self.assertIsNone(suite)
 		allowed = slqb_report.kfence_test_reports(lines, suite)
 		self.assertEqual(slqb_report.unexpected_reports(lines, allowed), lines)
 
 	def test_only_kfence_reports_inside(self):
-		lines = test_data_lines('kfence-console.log')
+		lines = fixture_lines('kfence-console.log')
 		lines.insert(4, '[    9.050000] WARNING: CPU: 0 PID: 1 at mm/kfence/core.c:1')
 		allowed = slqb_report.kfence_test_reports(
 			lines, slqb_report.kfence_suite(slqb_report.parse_ktap(lines)))
@@ -317,7 +318,7 @@ class BuildLogTest(unittest.TestCase):
 	"""slqb_build.first_build_error: what a failed build quotes."""
 
 	def test_compiler_error_with_context(self):
-		quoted = slqb_build.first_build_error(test_data_lines('build-error.log'))
+		quoted = slqb_build.first_build_error(fixture_lines('build-error.log'))
 		self.assertEqual(quoted, [
 			"mm/slqb.c: In function 'kmem_cache_alloc':",
 			"mm/slqb.c:42:9: error: expected ';' before 'return'",
@@ -358,7 +359,7 @@ class KconfigTest(unittest.TestCase):
 			self.assertIn('CONFIG_NAME=VALUE', str(cm.exception))
 
 	def test_parse_config(self):
-		with open(test_data('fragment.config'), encoding='utf-8') as f:
+		with open(fixture_path('fragment.config'), encoding='utf-8') as f:
 			options = slqb_build.parse_config(f.read())
 		self.assertEqual(options, {
 			'CONFIG_SLQB': 'y', 'CONFIG_NR_CPUS': '8',
@@ -501,7 +502,7 @@ class BenchConsoleTest(unittest.TestCase):
 	"""slqb_bench_report.parse_console on a made-up bench console."""
 
 	def setUp(self):
-		self.lines = test_data_lines('bench-console.log')
+		self.lines = fixture_lines('bench-console.log')
 
 	def test_tcg_console(self):
 		parsed = slqb_bench_report.parse_console(self.lines, 'slqb', 1, 'tcg')
@@ -762,7 +763,7 @@ class BenchVariantTest(unittest.TestCase):
 class SeriesPlanTest(unittest.TestCase):
 	"""slqb_series: the plan files of tools/testing/slqb/series/."""
 
-	PLAN = test_data('series-plan')
+	PLAN = fixture_path('series-plan')
 	GOOD = ('Subject: s\nQuilt: a.patch\n\nWhy.\n\n'
 		'Signed-off-by: A <a@example.org>\n')
 
@@ -853,7 +854,7 @@ class QuiltPatchTest(unittest.TestCase):
 	"""slqb_tree: patches/series and what each patch touches."""
 
 	def test_patch_targets(self):
-		patch = slqb_tree.Patch('quilt-example.patch', test_data('quilt-example.patch'))
+		patch = slqb_tree.Patch('quilt-example.patch', fixture_path('quilt-example.patch'))
 		self.assertEqual(slqb_tree.patch_targets(patch), {
 			'mm/Kconfig': 'modify', 'mm/slqb_new.c': 'create', 'mm/old.c': 'delete'})
 		self.assertEqual(slqb_tree.series_targets([patch]),
@@ -898,7 +899,7 @@ class QuiltHeaderTest(unittest.TestCase):
 	diff is exported."""
 
 	def read(self):
-		with open(test_data('quilt-example.patch'), encoding='utf-8') as f:
+		with open(fixture_path('quilt-example.patch'), encoding='utf-8') as f:
 			return f.read()
 
 	def test_split(self):
@@ -992,19 +993,27 @@ class StatsListTest(unittest.TestCase):
 	it is checked against."""
 
 	def test_parse_list(self):
-		with open(test_data('slqb-stats-list.txt'), encoding='utf-8') as f:
+		with open(fixture_path('slqb-stats-list.txt'), encoding='utf-8') as f:
 			items = slqb_stats.parse_stats_list(f.read())
 		self.assertEqual(items, [('ALLOC', 'alloc'), ('ALLOC_SLAB_FILL', 'alloc_slab_fill'),
-					 ('FREE', 'free'), ('TRIM_WORST_NS', 'trim_worst_ns')])
+					 ('FREE', 'free'), ('INDENTED', 'indented'),
+					 ('TRIM_WORST_NS', 'trim_worst_ns')])
 
-	def test_only_whole_lines_count(self):
-		text = ' * SLQB_STAT(A, a)\nSLQB_STAT(B, b) /* c */\nSLQB_STAT(C, c)\n'
-		self.assertEqual(slqb_stats.parse_stats_list(text), [('C', 'c')])
+	def test_comments_and_defines_do_not_count(self):
+		text = ('/*\n * SLQB_STAT(A, a)\n */\n#define SLQB_STAT(x, y) x,\n'
+			'SLQB_STAT(B, b) /* c */\n  SLQB_STAT(C, c)\n')
+		self.assertEqual(slqb_stats.parse_stats_list(text), [('B', 'b'), ('C', 'c')])
+
+	def test_odd_entry_refused(self):
+		for bad in ('SLQB_STAT(A, a) SLQB_STAT(B, b)\n', 'x SLQB_STAT(A, a)\n',
+			    'SLQB_STAT(A, a),\n'):
+			with self.assertRaisesRegex(SlqbError, 'line 1: .* alone on its line'):
+				slqb_stats.parse_stats_list(bad)
 
 	def test_parse_list_refuses(self):
 		with self.assertRaisesRegex(SlqbError, 'lists no SLQB_STAT'):
 			slqb_stats.parse_stats_list('#define SLQB_STAT(item, name)\titem,\n')
-		with self.assertRaisesRegex(SlqbError, 'lists no SLQB_STAT'):
+		with self.assertRaisesRegex(SlqbError, 'alone on its line'):
 			slqb_stats.parse_stats_list('SLQB_STAT(alloc, ALLOC)\n')
 		with self.assertRaisesRegex(SlqbError, 'include/linux/slqb_stats.h is missing'):
 			slqb_stats.kernel_stats(test_tmpdir)
@@ -1012,14 +1021,19 @@ class StatsListTest(unittest.TestCase):
 		with self.assertRaisesRegex(SlqbError, '^include/linux/slqb_stats.h: lists no'):
 			slqb_stats.kernel_stats(os.path.join(test_tmpdir, 'bad-repo'))
 
-	def test_slqbinfo_table(self):
-		text = ('enum { S_A, S_B };\nstatic const char * const other[2] = {\n'
-			'\t[S_X] = "x",\n};\nstatic const char * const stat_name[NR_STATS] = {\n'
-			'\t[S_A]\t\t= "alloc",\n\t[S_B] = "free",\n};\n[S_C] = "after"\n')
-		self.assertEqual(slqb_stats.slqbinfo_stat_names(text),
-				 [('S_A', 'alloc'), ('S_B', 'free')])
-		with self.assertRaises(SlqbError):
-			slqb_stats.slqbinfo_stat_names('[S_A] = "alloc"')
+	def test_slqbinfo_reads_list(self):
+		inc = slqb_stats.SLQBINFO_INCLUDE
+		good = (f'enum stat_item {{\n#define SLQB_STAT(item, name)\tS_##item,\n{inc}\n'
+			'\tNR_STATS\n};\nstatic const char * const stat_name[NR_STATS] = {\n'
+			f'#define SLQB_STAT(item, name)\t(#name),\n{inc}\n}};\n')
+		slqb_stats.slqbinfo_reads_list(good)
+		with self.assertRaisesRegex(SlqbError, 'for both'):
+			slqb_stats.slqbinfo_reads_list(good.replace(inc, '', 1))
+		own = good.replace('(#name),\n', '(#name),\n\t"extra",\n')
+		with self.assertRaisesRegex(SlqbError, 'names of its own'):
+			slqb_stats.slqbinfo_reads_list(own)
+		with self.assertRaisesRegex(SlqbError, 'no stat_name'):
+			slqb_stats.slqbinfo_reads_list(f'{inc}\n{inc}\n')
 
 	def test_shell_words(self):
 		text = 'A="x"\nSLQB_STATS="a b\nc"\nB="y"\n'
@@ -1059,18 +1073,22 @@ class StatNamesCrossCheckTest(unittest.TestCase):
 		self.assertEqual(names[0], 'alloc')
 
 	def test_slqbinfo_c(self):
-		names = self.names()
-		table = slqb_stats.slqbinfo_stat_names(self.read('tools/vm/slqbinfo.c'))
-		self.assertEqual([name for _, name in table], names,
-				 'tools/vm/slqbinfo.c stat_name[] differs from the kernel list')
-		self.assertEqual([item for item, _ in table],
-				 ['S_' + item for item, _ in self.items])
+		self.names()
+		slqb_stats.slqbinfo_reads_list(self.read('tools/vm/slqbinfo.c'))
 
 	def test_slqbinfo_test_py(self):
-		names = self.names()
+		"""slqbinfo_test.py's fixtures get the kernel's list (it reads it)."""
+		self.names()
 		import slqbinfo_test
 		self.assertEqual(slqbinfo_test.STATS_ERROR, '')
-		self.assertEqual(slqbinfo_test.STATS, names)
+		self.assertIs(slqbinfo_test.stat_names, slqb_stats.stat_names)
+
+	def test_documentation(self):
+		names = self.names()
+		text = self.read('Documentation/mm/slqb.rst')
+		start = text.index('The counters are')
+		listed = re.findall(r'``([a-z0-9_]+)``', text[start:text.index('The\nkernel lists', start)])
+		self.assertEqual(listed, names, 'Documentation/mm/slqb.rst lists other counters')
 
 	def test_init_sh(self):
 		names = self.names()
@@ -1087,6 +1105,42 @@ class StatNamesCrossCheckTest(unittest.TestCase):
 
 
 # ---------------------------------------------------------------- groups
+
+class UnitGroupTest(unittest.TestCase):
+	"""slqb_group_unit: every test, and every failing subTest, is a check."""
+
+	class Recorder:
+		def __init__(self):
+			self.records = []
+
+		def record(self, name, ok, reason='', details=''):
+			self.records.append((name, ok))
+
+		def skip(self, name, reason):
+			self.records.append((name, 'skip'))
+
+	def test_results_are_checks(self):
+		import slqb_group_unit
+
+		class Sample(unittest.TestCase):
+			def test_pass(self):
+				pass
+
+			def test_fail(self):
+				self.fail('no')
+
+			def test_sub(self):
+				for i in range(3):
+					with self.subTest(i=i):
+						self.assertNotEqual(i, 1)
+
+		ctx = self.Recorder()
+		result = slqb_group_unit.CheckResult(ctx)
+		unittest.defaultTestLoader.loadTestsFromTestCase(Sample).run(result)
+		verdicts = sorted((name.rsplit('.', 1)[-1], ok) for name, ok in ctx.records)
+		self.assertEqual(verdicts, [('test_fail', False), ('test_pass', True),
+					    ('test_sub (i=1)', False)])
+
 
 class GroupRegistryTest(unittest.TestCase):
 	"""slqb_checks: which groups a `slqb test` runs."""
