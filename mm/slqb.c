@@ -113,7 +113,7 @@ static inline bool fail_new_slab(struct kmem_cache *s)
 
 /* Slabs and the page allocator */
 
-struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
+struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 {
 	struct folio *folio;
 	struct slab *slab;
@@ -145,14 +145,14 @@ struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node)
 		if (s->ctor)
 			s->ctor(p);
 		if (slqb_debug_cache(s))
-			debug_init_object(s, p);
+			slqb_debug_init_object(s, p);
 		set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
 	}
 	slab->freelist = start;
 	return slab;
 }
 
-void __free_slab(struct kmem_cache *s, struct slab *slab)
+void slqb_free_slab(struct kmem_cache *s, struct slab *slab)
 {
 	struct folio *folio = slab_folio(slab);
 
@@ -170,7 +170,7 @@ static void rcu_free_slab(struct rcu_head *head)
 {
 	struct slab *slab = container_of(head, struct slab, rcu_head);
 
-	__free_slab(slab->slab_cache, slab);
+	slqb_free_slab(slab->slab_cache, slab);
 }
 
 /*
@@ -178,7 +178,7 @@ static void rcu_free_slab(struct rcu_head *head)
  * free them here once their lists are consistent again: freeing a slab may
  * call kfree() (memcg vectors), which re-enters the allocator.
  */
-void discard_slabs(struct kmem_cache *s, struct list_head *discard)
+void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard)
 {
 	struct slab *slab, *next;
 
@@ -186,7 +186,7 @@ void discard_slabs(struct kmem_cache *s, struct list_head *discard)
 		if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
 			call_rcu(&slab->rcu_head, rcu_free_slab);
 		else
-			__free_slab(s, slab);
+			slqb_free_slab(s, slab);
 	}
 }
 
@@ -203,7 +203,7 @@ static struct slab *new_slab_irqoff(struct kmem_cache *s, gfp_t flags,
 
 	if (can_sleep)
 		local_irq_enable();
-	slab = new_slab(s, flags & gfp_allowed_mask, node);
+	slab = slqb_new_slab(s, flags & gfp_allowed_mask, node);
 	if (can_sleep)
 		local_irq_disable();
 	return slab;
@@ -470,7 +470,7 @@ static void slqb_claim_work(struct irq_work *work)
 	if (WARN_ON_ONCE(&c->list != l))
 		return;
 	claim_remote(s, c, &discard);
-	discard_slabs(s, &discard);
+	slqb_discard_slabs(s, &discard);
 }
 
 /* Allocation */
@@ -672,7 +672,7 @@ static __always_inline void *__slab_alloc_node(struct kmem_cache *s,
 	if (unlikely(object))
 		goto out;
 	if (debug && slqb_debug_cache(s)) {
-		object = debug_alloc(s, gfpflags, node, addr);
+		object = slqb_debug_alloc(s, gfpflags, node, addr);
 	} else {
 		local_irq_save(flags);
 		object = __slqb_alloc(s, gfpflags, node);
@@ -784,7 +784,7 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		stat(&c->list, FREE_REMOTE);
 		flush_object(s, c, object, &discard);
 	}
-	discard_slabs(s, &discard);
+	slqb_discard_slabs(s, &discard);
 }
 
 /*
@@ -817,7 +817,7 @@ static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
 	unsigned long flags;
 
 	if (debug && slqb_debug_cache(s) && !is_kfence_address(object)) {
-		debug_slab_free(s, slab, object, addr);
+		slqb_debug_slab_free(s, slab, object, addr);
 		return;
 	}
 	memcg_slab_free_hook(s, slab, &object, 1);
@@ -851,7 +851,7 @@ static __always_inline void __kmem_cache_free_one(struct kmem_cache *s,
 						  bool debug)
 {
 	if (debug) {
-		s = debug_check_cache(s, x);
+		s = slqb_debug_check_cache(s, x);
 		if (!s)
 			return;
 	}
@@ -905,7 +905,7 @@ static __always_inline void __free_bulk(struct kmem_cache *s, size_t size,
 		if (!s)
 			cache = slab->slab_cache;
 		else if (debug)
-			cache = debug_check_cache(s, p[i]);
+			cache = slqb_debug_check_cache(s, p[i]);
 		if (cache && s)
 			cache = cache_from_obj(cache, p[i]);
 		if (!cache) {
@@ -914,7 +914,7 @@ static __always_inline void __free_bulk(struct kmem_cache *s, size_t size,
 		}
 		if (debug && slqb_debug_cache(cache) &&
 		    !is_kfence_address(p[i])) {
-			debug_slab_free(cache, slab, p[i], addr);
+			slqb_debug_slab_free(cache, slab, p[i], addr);
 			p[i] = NULL;
 			continue;
 		}
@@ -978,8 +978,8 @@ static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
 		for (i = 0; i < size; i++) {
 			p[i] = kfence_alloc(s, s->object_size, flags);
 			if (!p[i])
-				p[i] = debug_alloc(s, flags, NUMA_NO_NODE,
-						   addr);
+				p[i] = slqb_debug_alloc(s, flags,
+							NUMA_NO_NODE, addr);
 			if (unlikely(!p[i]))
 				break;
 		}
@@ -1045,7 +1045,7 @@ static void drain_local_queues(void *info)
 
 	flush_lifo(s, c, c->list.nr, &discard);
 	rlist_handover(s, c, &discard);
-	discard_slabs(s, &discard);
+	slqb_discard_slabs(s, &discard);
 }
 
 /* Phase two, once no CPU holds objects for others: claim remote queues. */
@@ -1057,7 +1057,7 @@ static void drain_remote_queue(void *info)
 
 	claim_remote(s, c, &discard);
 	rlist_handover(s, c, &discard);
-	discard_slabs(s, &discard);
+	slqb_discard_slabs(s, &discard);
 }
 
 /*
@@ -1080,7 +1080,7 @@ static void list_totals(struct kmem_cache_list *l, struct slqb_totals *t)
 }
 
 /* Sum the counters of every list of @s. */
-void cache_totals(struct kmem_cache *s, struct slqb_totals *t)
+void slqb_cache_totals(struct kmem_cache *s, struct slqb_totals *t)
 {
 	struct kmem_cache_node *n;
 	int cpu, node;
@@ -1103,8 +1103,8 @@ int __kmem_cache_shrink(struct kmem_cache *s)
 	cpus_read_lock();
 	drain_all_cpus_locked(s);
 	cpus_read_unlock();
-	debug_release_empty_slabs(s);
-	cache_totals(s, &t);
+	slqb_debug_release_empty_slabs(s);
+	slqb_cache_totals(s, &t);
 	return t.partial ? 1 : 0;
 }
 
@@ -1112,7 +1112,7 @@ bool __kmem_cache_empty(struct kmem_cache *s)
 {
 	struct slqb_totals t;
 
-	cache_totals(s, &t);
+	slqb_cache_totals(s, &t);
 	return !t.slabs;
 }
 
@@ -1121,10 +1121,10 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 	struct slqb_totals t;
 
 	drain_all_cpus_locked(s);
-	debug_release_empty_slabs(s);
-	cache_totals(s, &t);
+	slqb_debug_release_empty_slabs(s);
+	slqb_cache_totals(s, &t);
 	if (!t.slabs) {
-		forget_early_aliases(s);
+		slqb_forget_early_aliases(s);
 		return 0;
 	}
 	pr_err("SLQB: cache %s still has %lu objects allocated in %lu slabs at shutdown\n",
@@ -1164,7 +1164,7 @@ static void slqb_drain_dead_cpu(struct kmem_cache *s, int cpu)
 	if (head)
 		atomic_sub(flush_chain(s, c, head, &discard, NULL), &l->remote_nr);
 	rlist_handover(s, c, &discard);
-	discard_slabs(s, &discard);
+	slqb_discard_slabs(s, &discard);
 	local_irq_enable();
 }
 
@@ -1238,7 +1238,7 @@ static void trim_cache(struct kmem_cache *s)
 	rlist_handover(s, c, &discard);
 	stat(l, TRIM_RUNS);
 	stat_add(l, TRIM_OBJECTS, before - l->nr);
-	discard_slabs(s, &discard);
+	slqb_discard_slabs(s, &discard);
 #ifdef CONFIG_SLQB_STATS
 	took = min_t(u64, ktime_get_ns() - start, UINT_MAX);
 	if (took > l->stats[TRIM_WORST_NS])
@@ -1369,7 +1369,7 @@ static struct kmem_cache_node *__init early_node_alloc(struct kmem_cache *s,
 	struct kmem_cache_node *n;
 	struct slab *slab;
 
-	slab = new_slab(s, GFP_NOWAIT, node);
+	slab = slqb_new_slab(s, GFP_NOWAIT, node);
 	if (!slab)
 		panic("SLQB: no memory for the node lists of node %d\n", node);
 	n = slab->freelist;
@@ -1462,7 +1462,7 @@ static unsigned int object_layout(struct kmem_cache *s, slab_flags_t flags,
 	} else {
 		*offset = 0;
 	}
-	return size + debug_metadata_size(flags);
+	return size + slqb_debug_metadata_size(flags);
 }
 
 static int calculate_sizes(struct kmem_cache *s)
@@ -1473,7 +1473,6 @@ static int calculate_sizes(struct kmem_cache *s)
 	/* Constructed and RCU-typesafe objects keep their contents when free. */
 	if (s->ctor || (s->flags & SLAB_TYPESAFE_BY_RCU))
 		s->flags &= ~SLAB_POISON;
-#ifdef CONFIG_SLQB_DEBUG
 	if (slqb_debug_skip_order && (s->flags & SLQB_DEBUG_FLAGS)) {
 		unsigned int plain, debug, offset;
 
@@ -1486,7 +1485,6 @@ static int calculate_sizes(struct kmem_cache *s)
 			s->flags &= ~SLQB_DEBUG_FLAGS;
 		}
 	}
-#endif
 	s->inuse = object_layout(s, s->flags, &s->offset);
 	size = ALIGN(s->inuse, s->align);
 
@@ -1525,7 +1523,7 @@ static void set_tunables(struct kmem_cache *s)
 slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
 			      const char *name)
 {
-	return debug_cache_flags(flags, name);
+	return slqb_debug_cache_flags(flags, name);
 }
 
 int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
@@ -1552,7 +1550,7 @@ int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 		goto fail;
 
 	if (slab_state >= FULL) {
-		err = sysfs_slab_add(s);
+		err = slqb_sysfs_add(s);
 		if (err)
 			goto fail;
 	}
@@ -1583,7 +1581,7 @@ struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
 
 	if (!s)
 		return NULL;
-	if (sysfs_slab_alias(s, name))
+	if (slqb_sysfs_alias(s, name))
 		return NULL;
 	s->refcount++;
 	/* kzalloc() of the larger size must clear all of it. */
@@ -1629,7 +1627,7 @@ void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
 {
 	struct slqb_totals t;
 
-	cache_totals(s, &t);
+	slqb_cache_totals(s, &t);
 	sinfo->active_objs = totals_in_use(s, &t);
 	sinfo->num_objs = t.slabs * s->objects;
 	sinfo->active_slabs = t.slabs;

@@ -17,7 +17,6 @@
  */
 
 #include <linux/jump_label.h>
-#include <linux/kfence.h>
 #include <linux/kmemleak.h>
 #include <linux/kmsan.h>
 #include <linux/debugobjects.h>
@@ -160,18 +159,18 @@ static __always_inline void slab_free_hook(struct kmem_cache *s, void *x,
 		memset(x, 0, s->object_size);
 }
 
-struct slab *new_slab(struct kmem_cache *s, gfp_t flags, int node);
-void __free_slab(struct kmem_cache *s, struct slab *slab);
-void discard_slabs(struct kmem_cache *s, struct list_head *discard);
+struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node);
+void slqb_free_slab(struct kmem_cache *s, struct slab *slab);
+void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard);
 
-/* What the lists of a cache hold, summed; see cache_totals(). */
+/* What the lists of a cache hold, summed; see slqb_cache_totals(). */
 struct slqb_totals {
 	unsigned long slabs;
 	unsigned long partial;
 	unsigned long free;	/* on slab freelists and queues */
 };
 
-void cache_totals(struct kmem_cache *s, struct slqb_totals *t);
+void slqb_cache_totals(struct kmem_cache *s, struct slqb_totals *t);
 
 /* Objects in use: in slabs, and neither on a slab freelist nor queued. */
 static inline unsigned long totals_in_use(const struct kmem_cache *s,
@@ -213,22 +212,22 @@ static __always_inline bool slqb_debug_cache(const struct kmem_cache *s)
 
 extern bool slqb_debug_skip_order;
 
-void debug_init_object(struct kmem_cache *s, void *object);
-unsigned int debug_metadata_size(slab_flags_t flags);
-slab_flags_t debug_cache_flags(slab_flags_t flags, const char *name);
-void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
-		  unsigned long addr);
-void debug_slab_free(struct kmem_cache *s, struct slab *slab, void *object,
-		     unsigned long addr);
-struct kmem_cache *debug_check_cache(struct kmem_cache *s, void *x);
-void debug_release_empty_slabs(struct kmem_cache *s);
+void slqb_debug_init_object(struct kmem_cache *s, void *object);
+unsigned int slqb_debug_metadata_size(slab_flags_t flags);
+slab_flags_t slqb_debug_cache_flags(slab_flags_t flags, const char *name);
+void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
+		       unsigned long addr);
+void slqb_debug_slab_free(struct kmem_cache *s, struct slab *slab,
+			  void *object, unsigned long addr);
+struct kmem_cache *slqb_debug_check_cache(struct kmem_cache *s, void *x);
+void slqb_debug_release_empty_slabs(struct kmem_cache *s);
 /* For the sysfs files validate, alloc_calls and free_calls. */
-void debug_validate(struct kmem_cache *s);
-ssize_t debug_list_calls(struct kmem_cache *s, char *buf, bool alloc);
+void slqb_debug_validate(struct kmem_cache *s);
+ssize_t slqb_debug_list_calls(struct kmem_cache *s, char *buf, bool alloc);
 
 #else /* !CONFIG_SLQB_DEBUG */
 
-#define SLQB_DEBUG_FLAGS	0
+#define SLQB_DEBUG_FLAGS	((__force slab_flags_t)0)
 #define slqb_debug_skip_order	false
 
 static __always_inline bool slqb_debug_enabled(void)
@@ -241,39 +240,40 @@ static __always_inline bool slqb_debug_cache(const struct kmem_cache *s)
 	return false;
 }
 
-static inline void debug_init_object(struct kmem_cache *s, void *object)
+static inline void slqb_debug_init_object(struct kmem_cache *s, void *object)
 {
 }
 
-static inline unsigned int debug_metadata_size(slab_flags_t flags)
+static inline unsigned int slqb_debug_metadata_size(slab_flags_t flags)
 {
 	return 0;
 }
 
-static inline slab_flags_t debug_cache_flags(slab_flags_t flags,
-					     const char *name)
+static inline slab_flags_t slqb_debug_cache_flags(slab_flags_t flags,
+						  const char *name)
 {
 	return flags;
 }
 
-static inline void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags,
-				int node, unsigned long addr)
+static inline void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags,
+				     int node, unsigned long addr)
 {
 	return NULL;
 }
 
-static inline void debug_slab_free(struct kmem_cache *s, struct slab *slab,
-				   void *object, unsigned long addr)
+static inline void slqb_debug_slab_free(struct kmem_cache *s,
+					struct slab *slab, void *object,
+					unsigned long addr)
 {
 }
 
-static inline struct kmem_cache *debug_check_cache(struct kmem_cache *s,
-						   void *x)
+static inline struct kmem_cache *slqb_debug_check_cache(struct kmem_cache *s,
+							void *x)
 {
 	return s;
 }
 
-static inline void debug_release_empty_slabs(struct kmem_cache *s)
+static inline void slqb_debug_release_empty_slabs(struct kmem_cache *s)
 {
 }
 
@@ -281,21 +281,21 @@ static inline void debug_release_empty_slabs(struct kmem_cache *s)
 
 /* /sys/kernel/slab, mm/slqb_sysfs.c */
 #ifdef CONFIG_SYSFS
-int sysfs_slab_add(struct kmem_cache *s);
-int sysfs_slab_alias(struct kmem_cache *s, const char *name);
-void forget_early_aliases(struct kmem_cache *s);
+int slqb_sysfs_add(struct kmem_cache *s);
+int slqb_sysfs_alias(struct kmem_cache *s, const char *name);
+void slqb_forget_early_aliases(struct kmem_cache *s);
 #else
-static inline int sysfs_slab_add(struct kmem_cache *s)
+static inline int slqb_sysfs_add(struct kmem_cache *s)
 {
 	return 0;
 }
 
-static inline int sysfs_slab_alias(struct kmem_cache *s, const char *name)
+static inline int slqb_sysfs_alias(struct kmem_cache *s, const char *name)
 {
 	return 0;
 }
 
-static inline void forget_early_aliases(struct kmem_cache *s)
+static inline void slqb_forget_early_aliases(struct kmem_cache *s)
 {
 }
 #endif

@@ -80,7 +80,7 @@ static void debug_mark_free(struct kmem_cache *s, void *object)
 }
 
 /* A new slab's object of a debugged cache. */
-void debug_init_object(struct kmem_cache *s, void *object)
+void slqb_debug_init_object(struct kmem_cache *s, void *object)
 {
 	debug_mark_free(s, object);
 	if (s->flags & SLAB_STORE_USER)
@@ -88,7 +88,7 @@ void debug_init_object(struct kmem_cache *s, void *object)
 		       2 * sizeof(struct slqb_track));
 }
 
-unsigned int debug_metadata_size(slab_flags_t flags)
+unsigned int slqb_debug_metadata_size(slab_flags_t flags)
 {
 	return flags & SLAB_STORE_USER ? 2 * sizeof(struct slqb_track) : 0;
 }
@@ -348,8 +348,8 @@ static void *debug_take_object(struct kmem_cache *s, struct kmem_cache_list *l,
 }
 
 /* Allocate from a debugged cache. Interrupts are enabled on entry. */
-void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
-		  unsigned long addr)
+void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
+		       unsigned long addr)
 {
 	depot_stack_handle_t handle = save_stack(s);
 	struct kmem_cache_node *n;
@@ -382,12 +382,12 @@ void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 		spin_unlock_irqrestore(&n->list_lock, flags);
 
 		gfpflags &= gfp_allowed_mask;
-		slab = new_slab(s, gfpflags | __GFP_THISNODE, node);
+		slab = slqb_new_slab(s, gfpflags | __GFP_THISNODE, node);
 		/* Another node's slab goes on that node's list. */
 		if (!slab && !(gfpflags & __GFP_THISNODE))
-			slab = new_slab(s, gfpflags, node);
+			slab = slqb_new_slab(s, gfpflags, node);
 		if (slab && !get_node(s, slab_nid(slab))) {
-			__free_slab(s, slab);
+			slqb_free_slab(s, slab);
 			slab = NULL;
 		}
 		if (!slab)
@@ -403,7 +403,7 @@ void *debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 /*
  * Put @object back into @slab, owned by the node list @l, under its lock.
  * Unlike slab_put_object(), keep an empty slab while it is the list's only
- * partial one (see debug_release_empty_slabs()).
+ * partial one (see slqb_debug_release_empty_slabs()).
  */
 static void debug_put_object(struct kmem_cache *s, struct kmem_cache_list *l,
 			     struct slab *slab, void *object,
@@ -462,8 +462,8 @@ static bool debug_free_checks(struct kmem_cache *s, struct kmem_cache_list *l,
 }
 
 /* Free to a debugged cache: check, run the hooks, then free under the lock. */
-void debug_slab_free(struct kmem_cache *s, struct slab *slab, void *object,
-		     unsigned long addr)
+void slqb_debug_slab_free(struct kmem_cache *s, struct slab *slab,
+			  void *object, unsigned long addr)
 {
 	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
 	depot_stack_handle_t handle = save_stack(s);
@@ -488,7 +488,7 @@ void debug_slab_free(struct kmem_cache *s, struct slab *slab, void *object,
 	stat(&n->list, FREE);
 	debug_put_object(s, &n->list, slab, object, &discard);
 	spin_unlock_irqrestore(&n->list_lock, flags);
-	discard_slabs(s, &discard);
+	slqb_discard_slabs(s, &discard);
 }
 
 /*
@@ -496,7 +496,7 @@ void debug_slab_free(struct kmem_cache *s, struct slab *slab, void *object,
  * its last empty slab, so that a double free or a use after free of its
  * last object still lands in a slab that can tell.
  */
-void debug_release_empty_slabs(struct kmem_cache *s)
+void slqb_debug_release_empty_slabs(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n;
 	struct slab *slab, *next;
@@ -518,14 +518,14 @@ void debug_release_empty_slabs(struct kmem_cache *s)
 		}
 		spin_unlock_irq(&n->list_lock);
 	}
-	discard_slabs(s, &discard);
+	slqb_discard_slabs(s, &discard);
 }
 
 /*
  * kmem_cache_free() to a debugged cache: the object must be in a slab of
  * that cache. Returns the cache to free to, or NULL to leave it alone.
  */
-struct kmem_cache *debug_check_cache(struct kmem_cache *s, void *x)
+struct kmem_cache *slqb_debug_check_cache(struct kmem_cache *s, void *x)
 {
 	struct slab *slab;
 
@@ -608,7 +608,7 @@ static unsigned long validate_slab(struct kmem_cache *s,
 	return errors;
 }
 
-void debug_validate(struct kmem_cache *s)
+void slqb_debug_validate(struct kmem_cache *s)
 {
 	unsigned long slabs = 0, errors = 0;
 	unsigned long *map = bitmap_alloc(s->objects, GFP_KERNEL);
@@ -702,7 +702,7 @@ static void collect_calls(struct kmem_cache *s, struct kmem_cache_list *l,
 }
 
 /* alloc_calls and free_calls: objects in use, or free, by caller. */
-ssize_t debug_list_calls(struct kmem_cache *s, char *buf, bool alloc)
+ssize_t slqb_debug_list_calls(struct kmem_cache *s, char *buf, bool alloc)
 {
 	unsigned int nr = 0, max = PAGE_SIZE / sizeof(struct slqb_call), i;
 	enum slqb_track_item item = alloc ? TRACK_ALLOC : TRACK_FREE;
@@ -835,7 +835,7 @@ static bool debug_name_listed(const char *name)
 	return false;
 }
 
-slab_flags_t debug_cache_flags(slab_flags_t flags, const char *name)
+slab_flags_t slqb_debug_cache_flags(slab_flags_t flags, const char *name)
 {
 	slab_flags_t debug = slqb_debug_flags;
 

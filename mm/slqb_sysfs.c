@@ -9,7 +9,6 @@
 
 #include <linux/kobject.h>
 #include <linux/mm.h>
-#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 
@@ -61,13 +60,13 @@ static ssize_t ctor_show(struct kmem_cache *s, char *buf)
 }
 SLQB_ATTR_RO(ctor);
 
-/* A file that shows a count of the cache's totals, @t: see cache_totals(). */
+/* A file that shows a count of the cache's totals, @t: see slqb_cache_totals(). */
 #define SLQB_SHOW_TOTAL(_name, _expr)					\
 static ssize_t _name##_show(struct kmem_cache *s, char *buf)		\
 {									\
 	struct slqb_totals t;						\
 									\
-	cache_totals(s, &t);						\
+	slqb_cache_totals(s, &t);						\
 	return sysfs_emit(buf, "%lu\n", (unsigned long)(_expr));	\
 }									\
 SLQB_ATTR_RO(_name)
@@ -155,20 +154,20 @@ static ssize_t validate_store(struct kmem_cache *s, const char *buf,
 				    s->name, s->name);
 		return -EINVAL;
 	}
-	debug_validate(s);
+	slqb_debug_validate(s);
 	return len;
 }
 SLQB_ATTR_WO(validate);
 
 static ssize_t alloc_calls_show(struct kmem_cache *s, char *buf)
 {
-	return debug_list_calls(s, buf, true);
+	return slqb_debug_list_calls(s, buf, true);
 }
 SLQB_ATTR_RO(alloc_calls);
 
 static ssize_t free_calls_show(struct kmem_cache *s, char *buf)
 {
-	return debug_list_calls(s, buf, false);
+	return slqb_debug_list_calls(s, buf, false);
 }
 SLQB_ATTR_RO(free_calls);
 #endif
@@ -338,7 +337,7 @@ static bool slab_name_taken(const char *name)
 	return kobj;
 }
 
-int sysfs_slab_add(struct kmem_cache *s)
+int slqb_sysfs_add(struct kmem_cache *s)
 {
 	static atomic_t seq = ATOMIC_INIT(0);
 	int err;
@@ -387,7 +386,7 @@ struct slqb_early_alias {
 
 static struct slqb_early_alias *early_aliases;
 
-int sysfs_slab_alias(struct kmem_cache *s, const char *name)
+int slqb_sysfs_alias(struct kmem_cache *s, const char *name)
 {
 	struct slqb_early_alias *al;
 
@@ -406,7 +405,7 @@ int sysfs_slab_alias(struct kmem_cache *s, const char *name)
 }
 
 /* @s is going away before sysfs is up: forget the links it was to get. */
-void forget_early_aliases(struct kmem_cache *s)
+void slqb_forget_early_aliases(struct kmem_cache *s)
 {
 	struct slqb_early_alias **pp = &early_aliases, *al;
 
@@ -434,14 +433,14 @@ static int __init slqb_sysfs_init(void)
 	}
 	slab_state = FULL;
 	list_for_each_entry(s, &slab_caches, list)
-		if (sysfs_slab_add(s))
+		if (slqb_sysfs_add(s))
 			pr_err("SLQB: cannot add %s to /sys/kernel/slab\n",
 			       s->name);
 	while (early_aliases) {
 		struct slqb_early_alias *al = early_aliases;
 
 		early_aliases = al->next;
-		err = sysfs_slab_alias(al->s, al->name);
+		err = slqb_sysfs_alias(al->s, al->name);
 		if (err)
 			pr_err("SLQB: cannot link alias %s to %s: %d\n",
 			       al->name, al->s->name, err);
