@@ -694,6 +694,204 @@ static void slqb_test_bulk_partial_failure(struct kunit *test)
 	destroy_empty(test, s);
 }
 
+/* Objects in the slabs of @s, free or not. */
+static long total_objects(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	long nr = 0;
+	int cpu, node;
+
+	for_each_possible_cpu(cpu)
+		nr += atomic_long_read(&cpu_list(s, cpu)->nr_objects);
+	for_each_kmem_cache_node(s, node, n)
+		nr += atomic_long_read(&n->list.nr_objects);
+	return nr;
+}
+
+static unsigned int slab_order_of(void *p)
+{
+	return folio_order(slab_folio(virt_to_slab(p)));
+}
+
+/*
+ * A cache of page-sized objects has slabs of a higher order, of several
+ * objects each. When the page allocator cannot give that order, a slab of
+ * the smallest order that fits takes its place, and the counts follow.
+ */
+static void slqb_test_large_order_fallback(struct kunit *test)
+{
+	void **objs = test_array(test);
+	struct kmem_cache *s;
+	bool preferred = false;
+	unsigned int i, n;
+	void *p;
+
+	s = test_cache(test, "slqb_test_large", PAGE_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_GT(test, s->order, s->min_order);
+	/* SLQB_LARGE_OBJECTS: at least four objects a slab of s->order. */
+	KUNIT_EXPECT_GE(test, s->objects, 4U);
+	KUNIT_EXPECT_EQ(test, s->min_objects, 1U);
+
+	slqb_test_fail_orders(s, s->min_order + 1);
+	p = slqb_obj(s, NUMA_NO_NODE);
+	slqb_test_fail_orders(NULL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, slab_order_of(p), s->min_order);
+	KUNIT_EXPECT_EQ(test, (unsigned int)virt_to_slab(p)->objects,
+			s->min_objects);
+	KUNIT_EXPECT_EQ(test, total_objects(s) - total_free(s), 1L);
+
+	/* With the order to be had again, new slabs are of it. */
+	n = min_t(unsigned int, 2 * s->objects + 1, TEST_MAX_OBJS);
+	for (i = 0; i < n; i++) {
+		objs[i] = slqb_obj(s, NUMA_NO_NODE);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+		if (slab_order_of(objs[i]) == s->order &&
+		    virt_to_slab(objs[i])->objects == s->objects)
+			preferred = true;
+	}
+	KUNIT_EXPECT_TRUE(test, preferred);
+	KUNIT_EXPECT_EQ(test, total_objects(s) - total_free(s), (long)n + 1);
+	kmem_cache_free(s, p);
+	kmem_cache_free_bulk(s, n, objs);
+	KUNIT_EXPECT_EQ(test, total_objects(s), total_free(s));
+	destroy_empty(test, s);
+}
+
+/* Fisher-Yates with a fixed seed: the same mix on every run. */
+static void shuffle(void **objs, unsigned int n)
+{
+	u32 seed = 0x51b0;
+	unsigned int i;
+
+	for (i = n - 1; i > 0; i--) {
+		unsigned int j;
+
+		seed = seed * 1103515245 + 12345;
+		j = (seed >> 8) % (i + 1);
+		swap(objs[i], objs[j]);
+	}
+}
+
+static int other_memory_node(void)
+{
+	int node;
+
+	for_each_node_state(node, N_NORMAL_MEMORY)
+		if (node != numa_mem_id())
+			return node;
+	return NUMA_NO_NODE;
+}
+
+/*
+ * kfree_bulk() of an array that mixes two caches, slabs of both nodes,
+ * KFENCE samples (if any) and large kmallocs, in a shuffled order: every
+ * object goes back, and each cache's counts add up.
+ */
+static void slqb_test_bulk_free_mixed(struct kunit *test)
+{
+	int far = other_memory_node();
+	void **objs = test_array(test);
+	struct kmem_cache *a, *b;
+	unsigned int i, n = 0;
+
+	a = test_cache(test, "slqb_test_mix_a", TEST_OBJ_SIZE, 0, 0, NULL);
+	b = test_cache(test, "slqb_test_mix_b", 3 * TEST_OBJ_SIZE, 0, 0, NULL);
+	for (i = 0; i < 600; i++) {
+		struct kmem_cache *s = i % 3 ? a : b;
+		int node = far != NUMA_NO_NODE && i % 5 == 0 ? far : NUMA_NO_NODE;
+
+		objs[n] = kmem_cache_alloc_node(s, GFP_KERNEL, node);
+		KUNIT_ASSERT_NOT_NULL(test, objs[n]);
+		n++;
+		if (i % 100 == 0) {
+			objs[n] = kmalloc(4 * PAGE_SIZE, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, objs[n]);
+			n++;
+		}
+	}
+	KUNIT_EXPECT_LT(test, total_free(a), total_objects(a));
+	shuffle(objs, n);
+	kfree_bulk(n, objs);
+	KUNIT_EXPECT_EQ(test, total_free(a), total_objects(a));
+	KUNIT_EXPECT_EQ(test, total_free(b), total_objects(b));
+
+	/* The same through kmem_cache_free_bulk(), one cache at a time. */
+	for (i = 0; i < 600; i++) {
+		objs[i] = kmem_cache_alloc_node(a, GFP_KERNEL, i % 7 == 0 ?
+						far : NUMA_NO_NODE);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	shuffle(objs, 600);
+	kmem_cache_free_bulk(a, 600, objs);
+	KUNIT_EXPECT_EQ(test, total_free(a), total_objects(a));
+	destroy_empty(test, a);
+	destroy_empty(test, b);
+}
+
+static int lifo_over_hiwater(void *arg)
+{
+	struct slqb_test_ctx *ctx = arg;
+	struct kmem_cache_list *l = cpu_list(ctx->s, smp_processor_id());
+
+	kmem_cache_free_bulk(ctx->s, ctx->nr, ctx->objs);
+	return l->nr > ctx->s->hiwater ? -E2BIG : 0;
+}
+
+/*
+ * The default hiwater is a byte budget (16 KiB, at least 8 objects, at
+ * most 512), and a burst of bulk frees leaves no LIFO above it.
+ */
+static void slqb_test_queue_budget(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 8, 64, 256, 1024, 4096 };
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		ctx.s = test_cache(test, "slqb_test_budget", sizes[i], 0, 0,
+				   NULL);
+		KUNIT_EXPECT_EQ(test, ctx.s->hiwater,
+				clamp_t(unsigned int, SZ_16K / ctx.s->size,
+					8, 512));
+		ctx.nr = min_t(unsigned int, 4 * ctx.s->hiwater, TEST_MAX_OBJS);
+		for (j = 0; j < ctx.nr; j++) {
+			ctx.objs[j] = slqb_obj(ctx.s, NUMA_NO_NODE);
+			KUNIT_ASSERT_NOT_NULL(test, ctx.objs[j]);
+		}
+		run_on(test, raw_smp_processor_id(), lifo_over_hiwater, &ctx);
+		KUNIT_EXPECT_EQ(test, total_free(ctx.s), total_objects(ctx.s));
+		destroy_empty(test, ctx.s);
+	}
+}
+
+/*
+ * SLQB's shrinker counts the objects on queues, and one scan of it puts
+ * them all back into their slabs and frees the empty ones.
+ */
+static void slqb_test_shrinker_drains(struct kunit *test)
+{
+	void **objs = test_array(test);
+	struct kmem_cache *s;
+	unsigned int i, n;
+
+	s = test_cache(test, "slqb_test_shrinker", TEST_OBJ_SIZE, 0, 0, NULL);
+	n = s->hiwater;
+	for (i = 0; i < n; i++) {
+		objs[i] = slqb_obj(s, NUMA_NO_NODE);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	for (i = 0; i < n; i++)
+		kmem_cache_free(s, objs[i]);
+	KUNIT_ASSERT_GT(test, queued_objects(s), 0L);
+	KUNIT_EXPECT_GE(test, slqb_test_shrinker(false),
+			(unsigned long)queued_objects(s));
+	KUNIT_EXPECT_GT(test, slqb_test_shrinker(true), 0UL);
+	KUNIT_EXPECT_EQ(test, queued_objects(s), 0L);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	kmem_cache_destroy(s);
+}
+
 static void slqb_test_gfp_zero(struct kunit *test)
 {
 	struct kmem_cache *s;
@@ -971,6 +1169,10 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_typesafe_by_rcu),
 	KUNIT_CASE(slqb_test_bulk),
 	KUNIT_CASE(slqb_test_bulk_partial_failure),
+	KUNIT_CASE(slqb_test_large_order_fallback),
+	KUNIT_CASE(slqb_test_bulk_free_mixed),
+	KUNIT_CASE(slqb_test_queue_budget),
+	KUNIT_CASE(slqb_test_shrinker_drains),
 	KUNIT_CASE(slqb_test_gfp_zero),
 	KUNIT_CASE(slqb_test_kfence_gfp_zero),
 	KUNIT_CASE(slqb_test_kfence_usercopy),

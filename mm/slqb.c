@@ -34,6 +34,7 @@
 
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
+#include <linux/delay.h>
 #include <linux/kfence.h>
 #include <linux/ktime.h>
 #include <linux/memory.h>
@@ -43,6 +44,8 @@
 #include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
+#include <linux/shrinker.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/swap.h>
 #include <linux/workqueue.h>
@@ -57,7 +60,13 @@ static unsigned int slqb_min_order;
 static unsigned int slqb_min_objects = 1;
 
 #define SLQB_MAX_MIN_OBJECTS	1024
+/* slab->objects is 16 bits wide. */
+#define SLQB_MAX_OBJECTS	U16_MAX
+/* Below this many objects a slab is of a larger order, see calculate_sizes(). */
+#define SLQB_LARGE_OBJECTS	4
 #define SLQB_MAX_HIWATER	65536
+/* The bytes that hiwater allows a LIFO by default. */
+#define SLQB_QUEUE_BYTES	SZ_16K
 #define SLQB_TRIM_INTERVAL	(3 * HZ)
 
 /* The cache of kmem_cache_node structures and its static bootstrap copy. */
@@ -89,9 +98,11 @@ static void set_local_node(int cpu)
 }
 
 #if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
-/* Fault injection for the KUnit suite: see slqb_test_fail_new_slabs(). */
+/* Fault injection for the KUnit suite: see the hooks in mm/slqb.h. */
 static struct kmem_cache *slqb_fail_cache;
 static atomic_t slqb_fail_allow;
+static struct kmem_cache *slqb_fail_order_cache;
+static unsigned int slqb_fail_order;
 
 void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow)
 {
@@ -99,13 +110,30 @@ void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow)
 	WRITE_ONCE(slqb_fail_cache, s);
 }
 
+void slqb_test_fail_orders(struct kmem_cache *s, unsigned int order)
+{
+	WRITE_ONCE(slqb_fail_order, order);
+	WRITE_ONCE(slqb_fail_order_cache, s);
+}
+
 static inline bool fail_new_slab(struct kmem_cache *s)
 {
 	return unlikely(READ_ONCE(slqb_fail_cache) == s) &&
 	       atomic_dec_if_positive(&slqb_fail_allow) < 0;
 }
+
+static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
+{
+	return unlikely(READ_ONCE(slqb_fail_order_cache) == s) &&
+	       order >= READ_ONCE(slqb_fail_order);
+}
 #else
 static inline bool fail_new_slab(struct kmem_cache *s)
+{
+	return false;
+}
+
+static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
 {
 	return false;
 }
@@ -113,12 +141,24 @@ static inline bool fail_new_slab(struct kmem_cache *s)
 
 /* Slabs and the page allocator */
 
+static struct folio *alloc_slab_pages(struct kmem_cache *s, gfp_t flags,
+				      int node, unsigned int order)
+{
+	if (fail_slab_order(s, order))
+		return NULL;
+	return (struct folio *)alloc_pages_node(node, flags, order);
+}
+
+/*
+ * A new slab, with its objects on its freelist. It is of s->order when the
+ * page allocator has that at hand without reclaim, else of s->min_order.
+ */
 struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 {
-	struct folio *folio;
+	unsigned int order = s->order, objects = s->objects, i;
+	struct folio *folio = NULL;
 	struct slab *slab;
 	void *start, *p;
-	unsigned int i;
 
 	if (unlikely(flags & GFP_SLAB_BUG_MASK))
 		flags = kmalloc_fix_flags(flags);
@@ -127,26 +167,36 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 
 	if (fail_new_slab(s))
 		return NULL;
-	folio = (struct folio *)alloc_pages_node(node, flags, s->order);
-	if (!folio)
-		return NULL;
+	if (order > s->min_order)
+		folio = alloc_slab_pages(s, (flags | __GFP_NOWARN |
+					     __GFP_NORETRY) & ~__GFP_NOFAIL,
+					 node, order);
+	if (!folio) {
+		order = s->min_order;
+		objects = s->min_objects;
+		folio = alloc_slab_pages(s, flags, node, order);
+		if (!folio)
+			return NULL;
+	}
 
 	slab = folio_slab(folio);
 	__folio_set_slab(folio);
 	if (page_is_pfmemalloc(folio_page(folio, 0)))
 		slab_set_pfmemalloc(slab);
-	account_slab(slab, s->order, s, flags);
-
 	slab->slab_cache = s;
 	slab->list = NULL;
 	slab->inuse = 0;
+	/* Before account_slab(): memcg sizes its vector by objs_per_slab(). */
+	slab->objects = objects;
+	account_slab(slab, order, s, flags);
+
 	start = slab_address(slab);
-	for (i = 0, p = start; i < s->objects; i++, p += s->size) {
+	for (i = 0, p = start; i < objects; i++, p += s->size) {
 		if (s->ctor)
 			s->ctor(p);
 		if (slqb_debug_cache(s))
 			slqb_debug_init_object(s, p);
-		set_freepointer(s, p, i + 1 < s->objects ? p + s->size : NULL);
+		set_freepointer(s, p, i + 1 < objects ? p + s->size : NULL);
 	}
 	slab->freelist = start;
 	return slab;
@@ -155,15 +205,16 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 void slqb_free_slab(struct kmem_cache *s, struct slab *slab)
 {
 	struct folio *folio = slab_folio(slab);
+	unsigned int order = folio_order(folio);
 
 	__slab_clear_pfmemalloc(slab);
 	__folio_clear_slab(folio);
 	page_mapcount_reset(folio_page(folio, 0));
 	folio->mapping = NULL;
 	if (current->reclaim_state)
-		current->reclaim_state->reclaimed_slab += 1 << s->order;
-	unaccount_slab(slab, s->order, s);
-	__free_pages(folio_page(folio, 0), s->order);
+		current->reclaim_state->reclaimed_slab += 1 << order;
+	unaccount_slab(slab, order, s);
+	__free_pages(folio_page(folio, 0), order);
 }
 
 static void rcu_free_slab(struct rcu_head *head)
@@ -218,45 +269,56 @@ static void list_move_slab(struct kmem_cache *s, struct kmem_cache_list *from,
 	list_del(&slab->slab_list);
 	from->nr_partial--;
 	from->slab_free -= nr_free;
-	atomic_long_dec(&from->nr_slabs);
+	list_disown_slab(from, slab);
 	list_add_slab(s, to, slab);
 }
 
 /*
- * Return an object to its slab, which @l owns. A full slab becomes partial;
- * an empty one leaves the list and goes on @discard.
+ * Return a chain of @nr objects of @slab, which @l owns, from @head to
+ * @tail, to the slab in one move. A full slab becomes partial; an empty one
+ * leaves the list and goes on @discard.
  */
-static void slab_put_object(struct kmem_cache *s, struct kmem_cache_list *l,
-			    struct slab *slab, void *object,
-			    struct list_head *discard)
+static __always_inline void slab_put_chain(struct kmem_cache *s,
+					   struct kmem_cache_list *l,
+					   struct slab *slab, void *head,
+					   void *tail, unsigned int nr,
+					   struct list_head *discard)
 {
-	set_freepointer(s, object, slab->freelist);
-	slab->freelist = object;
-	if (slab->inuse == s->objects) {
+	set_freepointer(s, tail, slab->freelist);
+	slab->freelist = head;
+	if (slab->inuse == slab->objects) {
 		list_add(&slab->slab_list, &l->partial);
 		l->nr_partial++;
 		stat(l, FLUSH_SLAB_PARTIAL);
 	}
-	slab->inuse--;
-	l->slab_free++;
+	slab->inuse -= nr;
+	l->slab_free += nr;
 	if (!slab->inuse) {
 		list_del(&slab->slab_list);
 		l->nr_partial--;
-		l->slab_free -= s->objects;
-		atomic_long_dec(&l->nr_slabs);
+		l->slab_free -= slab->objects;
+		list_disown_slab(l, slab);
 		list_add(&slab->slab_list, discard);
 		stat(l, FLUSH_SLAB_FREE);
 	}
 }
 
+static void slab_put_object(struct kmem_cache *s, struct kmem_cache_list *l,
+			    struct slab *slab, void *object,
+			    struct list_head *discard)
+{
+	slab_put_chain(s, l, slab, object, object, 1, discard);
+}
+
 /*
- * Free an object whose slab belongs to a node list or to an offline CPU,
- * under the node's lock. A slab left behind by an offline CPU is adopted by
- * the node list. Returns false if a live CPU owns the slab after all; the
- * caller must look at the owner again.
+ * Free a chain of objects of a slab that belongs to a node list or to an
+ * offline CPU, under the node's lock. A slab left behind by an offline CPU
+ * is adopted by the node list. Returns false if a live CPU owns the slab
+ * after all; the caller must look at the owner again.
  */
-static bool free_object_locked(struct kmem_cache *s, struct slab *slab,
-			       void *object, struct list_head *discard)
+static bool free_chain_locked(struct kmem_cache *s, struct slab *slab,
+			      void *head, void *tail, unsigned int nr,
+			      struct list_head *discard)
 {
 	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
 	struct kmem_cache_list *owner;
@@ -269,11 +331,11 @@ static bool free_object_locked(struct kmem_cache *s, struct slab *slab,
 			return false;
 		}
 		/* A dead CPU's slabs that reach here are full: no list links them. */
-		atomic_long_dec(&owner->nr_slabs);
+		list_disown_slab(owner, slab);
 		WRITE_ONCE(slab->list, &n->list);
-		atomic_long_inc(&n->list.nr_slabs);
+		list_own_slab(&n->list, slab);
 	}
-	slab_put_object(s, &n->list, slab, object, discard);
+	slab_put_chain(s, &n->list, slab, head, tail, nr, discard);
 	spin_unlock(&n->list_lock);
 	return true;
 }
@@ -397,7 +459,8 @@ static bool flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	for (;;) {
 		owner = READ_ONCE(slab->list);
 		if (is_node_list(owner) || READ_ONCE(owner->dead)) {
-			if (free_object_locked(s, slab, object, discard))
+			if (free_chain_locked(s, slab, object, object, 1,
+					      discard))
 				return false;
 			continue;
 		}
@@ -407,6 +470,34 @@ static bool flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		}
 		rlist_add(s, c, owner, object, discard);
 		return true;
+	}
+}
+
+/*
+ * Send a chain of @nr objects of @slab home in one move: see flush_object().
+ * A chain for another CPU is handed over to it at once.
+ */
+static void flush_run(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		      struct slab *slab, void *head, void *tail,
+		      unsigned int nr, struct list_head *discard)
+{
+	struct kmem_cache_list *owner;
+
+	for (;;) {
+		owner = READ_ONCE(slab->list);
+		if (is_node_list(owner) || READ_ONCE(owner->dead)) {
+			if (free_chain_locked(s, slab, head, tail, nr, discard))
+				return;
+			continue;
+		}
+		if (owner == &c->list) {
+			slab_put_chain(s, owner, slab, head, tail, nr, discard);
+			return;
+		}
+		stat(&c->list, FLUSH_RFREE_LIST);
+		stat_add(&c->list, FLUSH_RFREE_LIST_OBJECTS, nr);
+		remote_push(s, c, owner, head, tail, nr, discard);
+		return;
 	}
 }
 
@@ -475,20 +566,31 @@ static void slqb_claim_work(struct irq_work *work)
 
 /* Allocation */
 
-/* Refill an empty LIFO with up to freebatch objects from one partial slab. */
+/*
+ * Refill the empty LIFO from the first partial slab: its whole freelist in
+ * one move, or its first freebatch objects if it holds more than that.
+ */
 static void fill_lifo(struct kmem_cache *s, struct kmem_cache_list *l)
 {
 	struct slab *slab = list_first_entry(&l->partial, struct slab,
 					     slab_list);
-	unsigned int n = 0;
+	unsigned int n = slab_free_objects(s, slab), i;
+	void *head = slab->freelist, *last = head;
 
-	while (slab->freelist && n < s->freebatch) {
-		void *object = slab_take_object(s, l, slab);
-
-		set_freepointer(s, object, l->freelist);
-		l->freelist = object;
-		n++;
+	if (n > s->freebatch) {
+		n = s->freebatch;
+		for (i = 1; i < n; i++)
+			last = get_freepointer(s, last);
+		slab->freelist = get_freepointer(s, last);
+		set_freepointer(s, last, NULL);
+	} else {
+		slab->freelist = NULL;
+		list_del(&slab->slab_list);
+		l->nr_partial--;
 	}
+	slab->inuse += n;
+	l->slab_free -= n;
+	l->freelist = head;
 	l->nr += n;
 	stat(l, ALLOC_SLAB_FILL);
 }
@@ -528,7 +630,8 @@ static void adopt_node_slab(struct kmem_cache *s, struct kmem_cache_list *l)
 	spin_unlock(&n->list_lock);
 }
 
-static inline void *lifo_pop(struct kmem_cache *s, struct kmem_cache_list *l)
+static __always_inline void *lifo_pop(struct kmem_cache *s,
+				      struct kmem_cache_list *l)
 {
 	void *object = l->freelist;
 
@@ -632,7 +735,8 @@ static __always_inline void *__slqb_alloc(struct kmem_cache *s, gfp_t gfpflags,
 }
 
 /* Clear the free pointer if it lies inside the object (init_on_free). */
-static inline void wipe_freepointer(struct kmem_cache *s, void *object)
+static __always_inline void wipe_freepointer(struct kmem_cache *s,
+					     void *object)
 {
 	if (unlikely(slab_want_init_on_free(s)) && object &&
 	    s->offset < s->object_size && !is_kfence_address(object))
@@ -883,82 +987,164 @@ void kmem_cache_free(struct kmem_cache *s, void *x)
 }
 EXPORT_SYMBOL(kmem_cache_free);
 
-static __always_inline void __free_bulk(struct kmem_cache *s, size_t size,
-					void **p, unsigned long addr,
-					bool debug)
+/*
+ * kmem_cache_free_bulk() frees in runs: objects of one slab, found together
+ * in the array, that take one slab lookup, one cache check, one memcg hook
+ * call and one move onto the LIFO or into their slab.
+ */
+struct slqb_run {
+	struct kmem_cache *s;
+	struct slab *slab;
+	void *head;		/* the run, linked by free pointers */
+	void *tail;
+	unsigned int nr;
+};
+
+/* Objects of other slabs that the search for a run's objects passes over. */
+#define SLQB_RUN_LOOKAHEAD	4
+
+/*
+ * Take the run of the last object of @p[0..@size): it and the objects of
+ * its slab before it, until SLQB_RUN_LOOKAHEAD objects of other slabs have
+ * been passed. The run moves to the end of the array and is linked up.
+ * Returns how many objects are left before it. A large kmalloc, a KFENCE
+ * object or an object of a wrong cache is dealt with here; run->nr is 0.
+ */
+static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
+				       void **p, struct slqb_run *run)
 {
-	unsigned long flags;
-	size_t i;
+	void *object = p[--size];
+	struct folio *folio = virt_to_folio(object);
+	unsigned int misses = 0;
+	size_t end = size + 1, i = size;
+	bool init;
 
-	for (i = 0; i < size; i++) {
-		struct kmem_cache *cache = s;
-		struct slab *slab;
-		struct folio *folio;
-
-		folio = virt_to_folio(p[i]);
-		if (!s && unlikely(!folio_test_slab(folio))) {
-			free_large_kmalloc(folio, p[i]);
-			p[i] = NULL;
-			continue;
+	run->nr = 0;
+	if (!s) {
+		if (unlikely(!folio_test_slab(folio))) {
+			free_large_kmalloc(folio, object);
+			return size;
 		}
-		slab = folio_slab(folio);
-		if (!s)
-			cache = slab->slab_cache;
-		else if (debug)
-			cache = slqb_debug_check_cache(s, p[i]);
-		if (cache && s)
-			cache = cache_from_obj(cache, p[i]);
-		if (!cache) {
-			p[i] = NULL;
-			continue;
-		}
-		if (debug && slqb_debug_cache(cache) &&
-		    !is_kfence_address(p[i])) {
-			slqb_debug_slab_free(cache, slab, p[i], addr);
-			p[i] = NULL;
-			continue;
-		}
-		memcg_slab_free_hook(cache, slab, &p[i], 1);
-		slab_free_hook(cache, p[i], slab_want_init_on_free(cache) &&
-			       !is_kfence_address(p[i]));
-		if (kfence_free(p[i]))
-			p[i] = NULL;
+		run->s = folio_slab(folio)->slab_cache;
+	} else {
+		run->s = cache_from_obj(s, object);
+		if (unlikely(!run->s))
+			return size;
+	}
+	run->slab = folio_slab(folio);
+	if (unlikely(is_kfence_address(object))) {
+		memcg_slab_free_hook(run->s, run->slab, &p[size], 1);
+		slab_free_hook(run->s, object, false);
+		WARN_ON_ONCE(!kfence_free(object));
+		return size;
 	}
 
-	local_irq_save(flags);
-	for (i = 0; i < size; i++) {
-		struct slab *slab;
+	while (i && misses < SLQB_RUN_LOOKAHEAD) {
+		void *x = p[--i];
 
-		if (!p[i])
+		if (virt_to_slab(x) != run->slab) {
+			misses++;
 			continue;
-		slab = virt_to_slab(p[i]);
-		__slqb_free(slab->slab_cache, slab, p[i]);
+		}
+		p[i] = p[--size];
+		p[size] = x;
 	}
-	local_irq_restore(flags);
+
+	run->nr = end - size;
+	memcg_slab_free_hook(run->s, run->slab, &p[size], run->nr);
+	init = slab_want_init_on_free(run->s);
+	run->head = NULL;
+	for (i = size; i < end; i++) {
+		slab_free_hook(run->s, p[i], init);
+		set_freepointer(run->s, p[i], run->head);
+		run->head = p[i];
+	}
+	run->tail = p[size];
+	return size;
 }
 
+/*
+ * A run of the local node goes onto the LIFO while it fits under hiwater;
+ * otherwise it goes home, in one move.
+ */
+static __always_inline void free_run(struct slqb_run *run)
+{
+	struct kmem_cache *s = run->s;
+	struct kmem_cache_list *l;
+	struct kmem_cache_cpu *c;
+	unsigned long flags;
+	LIST_HEAD(discard);
+	bool local;
+
+	local_irq_save(flags);
+	local = slab_nid(run->slab) == slqb_local_node();
+	c = this_cpu_ptr(s->cpu_slab);
+	l = &c->list;
+	stat_add(l, FREE, run->nr);
+	if (likely(local && l->nr + run->nr <= s->hiwater)) {
+		set_freepointer(s, run->tail, l->freelist);
+		l->freelist = run->head;
+		l->nr += run->nr;
+		local_irq_restore(flags);
+		return;
+	}
+	if (!local)
+		stat_add(l, FREE_REMOTE, run->nr);
+	flush_run(s, c, run->slab, run->head, run->tail, run->nr, &discard);
+	local_irq_restore(flags);
+	slqb_discard_slabs(s, &discard);
+}
+
+/* With slqb_debug=, each object takes the checked single-object path. */
 static noinline __cold void free_bulk_debug(struct kmem_cache *s,
 					    size_t size, void **p,
 					    unsigned long addr)
 {
-	__free_bulk(s, size, p, addr, true);
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		struct folio *folio = virt_to_folio(p[i]);
+		struct kmem_cache *cache = s;
+
+		if (!s) {
+			if (unlikely(!folio_test_slab(folio))) {
+				free_large_kmalloc(folio, p[i]);
+				continue;
+			}
+			cache = folio_slab(folio)->slab_cache;
+		} else {
+			cache = slqb_debug_check_cache(s, p[i]);
+			if (cache)
+				cache = cache_from_obj(cache, p[i]);
+			if (!cache)
+				continue;
+		}
+		slab_free(cache, folio_slab(folio), p[i], addr, true);
+	}
 }
 
 /**
  * kmem_cache_free_bulk - free an array of objects
  * @s: the cache, or %NULL to look each object's cache up (kfree_bulk())
  * @size: number of objects
- * @p: the objects
+ * @p: the objects; the array's order is not kept
  *
- * The objects are pushed onto the LIFO in one interrupt-disabled section.
+ * Objects of one slab that sit close together in the array are freed as
+ * one run: one slab lookup, one memcg hook call and one move each.
  */
 void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 {
+	struct slqb_run run;
+
 	if (slqb_debug_enabled()) {
 		free_bulk_debug(s, size, p, _RET_IP_);
 		return;
 	}
-	__free_bulk(s, size, p, _RET_IP_, false);
+	while (size) {
+		size = take_run(s, size, p, &run);
+		if (run.nr)
+			free_run(&run);
+	}
 }
 EXPORT_SYMBOL(kmem_cache_free_bulk);
 
@@ -967,6 +1153,7 @@ static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
 					unsigned long addr, bool debug)
 {
 	struct obj_cgroup *objcg = NULL;
+	struct kmem_cache_list *l;
 	unsigned long irqflags;
 	size_t i;
 
@@ -985,15 +1172,26 @@ static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
 		}
 		goto done;
 	}
+	/* Pop the LIFO in one go; refill it only when it runs dry. */
 	local_irq_save(irqflags);
+	l = &this_cpu_ptr(s->cpu_slab)->list;
 	for (i = 0; i < size; i++) {
-		p[i] = kfence_alloc(s, s->object_size, flags);
-		if (p[i])
+		void *object = kfence_alloc(s, s->object_size, flags);
+
+		if (unlikely(object)) {
+			p[i] = object;
 			continue;
-		p[i] = __slqb_alloc(s, flags, NUMA_NO_NODE);
-		if (unlikely(!p[i]))
-			break;
-		wipe_freepointer(s, p[i]);
+		}
+		if (likely(l->freelist)) {
+			object = lifo_pop(s, l);
+		} else {
+			object = alloc_slow(s, flags);
+			if (unlikely(!object))
+				break;
+			l = &this_cpu_ptr(s->cpu_slab)->list;
+		}
+		wipe_freepointer(s, object);
+		p[i] = object;
 	}
 	local_irq_restore(irqflags);
 done:
@@ -1074,6 +1272,7 @@ static void drain_all_cpus_locked(struct kmem_cache *s)
 static void list_totals(struct kmem_cache_list *l, struct slqb_totals *t)
 {
 	t->slabs += atomic_long_read(&l->nr_slabs);
+	t->objects += atomic_long_read(&l->nr_objects);
 	t->partial += READ_ONCE(l->nr_partial);
 	t->free += READ_ONCE(l->slab_free) + READ_ONCE(l->nr) +
 		   max(atomic_read(&l->remote_nr), 0);
@@ -1343,6 +1542,7 @@ static void init_list(struct kmem_cache *s, struct kmem_cache_list *l, int cpu)
 {
 	INIT_LIST_HEAD(&l->partial);
 	atomic_long_set(&l->nr_slabs, 0);
+	atomic_long_set(&l->nr_objects, 0);
 	atomic_set(&l->remote_nr, 0);
 	l->cache = s;
 	l->cpu = cpu;
@@ -1377,11 +1577,11 @@ static struct kmem_cache_node *__init early_node_alloc(struct kmem_cache *s,
 	slab->inuse = 1;
 	init_node_list(s, n);
 	slab->list = &n->list;
-	atomic_long_set(&n->list.nr_slabs, 1);
+	list_own_slab(&n->list, slab);
 	if (slab->freelist) {
 		list_add(&slab->slab_list, &n->list.partial);
 		n->list.nr_partial = 1;
-		n->list.slab_free = s->objects - 1;
+		n->list.slab_free = slab->objects - 1;
 	}
 	return n;
 }
@@ -1417,9 +1617,16 @@ static int alloc_node_lists(struct kmem_cache *s)
 	return 0;
 }
 
+static inline unsigned long order_objects(unsigned int order,
+					  unsigned int size)
+{
+	return (PAGE_SIZE << order) / size;
+}
+
 /*
- * Order-0 slabs unless more than a quarter of the slab would be wasted, or
- * unless slqb_min_order / slqb_min_objects ask for more.
+ * The smallest order that wastes at most a quarter of the slab and meets
+ * slqb_min_order and slqb_min_objects; failing that, the smallest that
+ * holds an object. This is the order every slab can fall back to.
  */
 static int calculate_order(unsigned int size)
 {
@@ -1427,17 +1634,41 @@ static int calculate_order(unsigned int size)
 
 	for (order = slqb_min_order; order < MAX_ORDER; order++) {
 		unsigned long bytes = PAGE_SIZE << order;
-		unsigned long objects = bytes / size;
+		unsigned long objects = order_objects(order, size);
 
+		if (objects > SLQB_MAX_OBJECTS)
+			break;
 		if (objects && objects >= slqb_min_objects &&
 		    (bytes - objects * size) * 4 <= bytes)
 			return order;
 	}
 	/* No order meets both goals: take the first that holds an object. */
-	for (order = slqb_min_order; order < MAX_ORDER; order++)
-		if ((PAGE_SIZE << order) >= size)
+	for (order = slqb_min_order; order < MAX_ORDER; order++) {
+		if (order_objects(order, size) > SLQB_MAX_OBJECTS)
+			break;
+		if (order_objects(order, size))
 			return order;
+	}
 	return -E2BIG;
+}
+
+/*
+ * The order to try first. Large objects, of which a slab of @min_order
+ * holds fewer than SLQB_LARGE_OBJECTS, would cost a trip to the page
+ * allocator nearly every time a slab fills or empties: their slabs are of
+ * the smallest order that holds twice as many, up to
+ * PAGE_ALLOC_COSTLY_ORDER. That order is only tried without reclaim.
+ */
+static unsigned int preferred_order(unsigned int size, unsigned int min_order)
+{
+	unsigned int order = min_order;
+
+	if (order_objects(order, size) >= SLQB_LARGE_OBJECTS)
+		return order;
+	while (order < PAGE_ALLOC_COSTLY_ORDER && order + 1 < MAX_ORDER &&
+	       order_objects(order, size) < 2 * SLQB_LARGE_OBJECTS)
+		order++;
+	return order;
 }
 
 /*
@@ -1492,8 +1723,13 @@ static int calculate_sizes(struct kmem_cache *s)
 	if (order < 0)
 		return order;
 	s->size = size;
+	s->min_order = order;
+	s->min_objects = order_objects(order, size);
+	/* The checks of debugged caches take every slab to be alike. */
+	if (!(s->flags & SLQB_DEBUG_FLAGS))
+		order = preferred_order(size, order);
 	s->order = order;
-	s->objects = (PAGE_SIZE << order) / size;
+	s->objects = order_objects(order, size);
 	s->reciprocal_size = reciprocal_value(size);
 
 	s->allocflags = 0;
@@ -1509,15 +1745,17 @@ static int calculate_sizes(struct kmem_cache *s)
 }
 
 /*
- * freebatch: objects moved per refill, flush and hand-over, about eight
- * pages' worth but between 4 and 256 objects. hiwater: four batches.
+ * hiwater: as many objects as fit in SLQB_QUEUE_BYTES, but from 8 to 512,
+ * about what SLAB's per-CPU arrays hold: each CPU may keep that much of
+ * each cache queued. freebatch, the objects moved per refill, flush and
+ * hand-over: half of that, as SLAB's batchcount is.
  */
 static void set_tunables(struct kmem_cache *s)
 {
-	unsigned long batch = (8 * PAGE_SIZE) / s->size;
+	unsigned long hiwater = SLQB_QUEUE_BYTES / s->size;
 
-	s->freebatch = clamp_t(unsigned long, batch, 4, 256);
-	s->hiwater = 4 * s->freebatch;
+	s->hiwater = clamp_t(unsigned long, hiwater, 8, 512);
+	s->freebatch = s->hiwater / 2;
 }
 
 slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
@@ -1629,7 +1867,7 @@ void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
 
 	slqb_cache_totals(s, &t);
 	sinfo->active_objs = totals_in_use(s, &t);
-	sinfo->num_objs = t.slabs * s->objects;
+	sinfo->num_objs = t.objects;
 	sinfo->active_slabs = t.slabs;
 	sinfo->num_slabs = t.slabs;
 	sinfo->objects_per_slab = s->objects;
@@ -1668,7 +1906,7 @@ void __kmem_obj_info(struct kmem_obj_info *kpp, void *object,
 		kpp->kp_data_offset = object - kpp->kp_objp;
 		return;
 	}
-	if (object < base || object >= base + s->objects * s->size)
+	if (object < base || object >= base + slab->objects * s->size)
 		return;
 	objp = base + s->size * obj_to_index(s, slab, object);
 	kpp->kp_objp = objp;
@@ -1692,7 +1930,7 @@ void __check_heap_object(const void *ptr, unsigned long n,
 	} else {
 		offset = ptr - slab_address(slab);
 		if (ptr < slab_address(slab) ||
-		    offset >= s->objects * s->size)
+		    offset >= slab->objects * s->size)
 			usercopy_abort("SLQB object not in a SLQB slab", NULL,
 				       to_user, 0, n);
 		offset %= s->size;
@@ -1786,9 +2024,95 @@ void __init kmem_cache_init_late(void)
 		slab_state = FULL;
 }
 
+/*
+ * Under memory pressure the objects waiting on queues pin slabs that could
+ * go back to the page allocator: the shrinker counts them, and drains every
+ * cache when asked to scan. Reclaim may run inside an allocation made with
+ * slab_mutex or the CPU hotplug lock held, so both are only tried.
+ */
+static unsigned long slqb_queued_objects(void)
+{
+	unsigned long nr = 0;
+	struct kmem_cache *s;
+	int cpu;
+
+	lockdep_assert_held(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list) {
+		for_each_possible_cpu(cpu) {
+			struct kmem_cache_cpu *c = cpu_of(s, cpu);
+
+			nr += READ_ONCE(c->list.nr) + READ_ONCE(c->rlist_nr) +
+			      max(atomic_read(&c->list.remote_nr), 0);
+		}
+	}
+	return nr;
+}
+
+static unsigned long slqb_shrink_count(struct shrinker *shrinker,
+				       struct shrink_control *sc)
+{
+	unsigned long nr;
+
+	if (!mutex_trylock(&slab_mutex))
+		return 0;
+	nr = slqb_queued_objects();
+	mutex_unlock(&slab_mutex);
+	return nr ?: SHRINK_EMPTY;
+}
+
+static unsigned long slqb_shrink_scan(struct shrinker *shrinker,
+				      struct shrink_control *sc)
+{
+	unsigned long before, after;
+	struct kmem_cache *s;
+
+	if (!cpus_read_trylock())
+		return SHRINK_STOP;
+	if (!mutex_trylock(&slab_mutex)) {
+		cpus_read_unlock();
+		return SHRINK_STOP;
+	}
+	before = slqb_queued_objects();
+	list_for_each_entry(s, &slab_caches, list)
+		drain_all_cpus_locked(s);
+	after = slqb_queued_objects();
+	mutex_unlock(&slab_mutex);
+	cpus_read_unlock();
+	return before > after ? before - after : 0;
+}
+
+static struct shrinker slqb_shrinker = {
+	.count_objects = slqb_shrink_count,
+	.scan_objects = slqb_shrink_scan,
+	.seeks = DEFAULT_SEEKS,
+};
+
+#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
+/* Retried while the callback could not take its locks (0 or SHRINK_STOP). */
+unsigned long slqb_test_shrinker(bool scan)
+{
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	unsigned long ret;
+	int tries = 2000;
+
+	do {
+		ret = scan ? slqb_shrink_scan(&slqb_shrinker, &sc) :
+			     slqb_shrink_count(&slqb_shrinker, &sc);
+		if (ret != (scan ? SHRINK_STOP : 0))
+			break;
+		usleep_range(500, 1000);
+	} while (--tries);
+	return ret;
+}
+#endif
+
 static int __init slqb_trim_init(void)
 {
 	int state;
+
+	state = register_shrinker(&slqb_shrinker, "slqb-queues");
+	if (state)
+		pr_err("SLQB: no shrinker for the queues (%d)\n", state);
 
 	state = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "mm/slqb:online",
 				  slqb_cpu_online, slqb_cpu_offline);

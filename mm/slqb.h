@@ -82,9 +82,12 @@ static inline void stat_add(struct kmem_cache_list *l,
  * Free pointers. With CONFIG_SLAB_FREELIST_HARDENED the stored value is
  * mixed with a per-cache secret and with the address it is stored at, so
  * an overwritten pointer decodes to garbage instead of to a chosen address.
+ * Every path reads and writes them, in loops too: they are inlined even
+ * where the kernel is built for size.
  */
-static inline unsigned long freeptr_mix(const struct kmem_cache *s,
-					unsigned long val, unsigned long where)
+static __always_inline unsigned long freeptr_mix(const struct kmem_cache *s,
+						 unsigned long val,
+						 unsigned long where)
 {
 #ifdef CONFIG_SLAB_FREELIST_HARDENED
 	return val ^ s->random ^ swab(where);
@@ -93,15 +96,16 @@ static inline unsigned long freeptr_mix(const struct kmem_cache *s,
 #endif
 }
 
-static inline void *get_freepointer(const struct kmem_cache *s, void *object)
+static __always_inline void *get_freepointer(const struct kmem_cache *s,
+					     void *object)
 {
 	unsigned long where = (unsigned long)object + s->offset;
 
 	return (void *)freeptr_mix(s, *(unsigned long *)where, where);
 }
 
-static inline void set_freepointer(const struct kmem_cache *s, void *object,
-				   void *fp)
+static __always_inline void set_freepointer(const struct kmem_cache *s,
+					    void *object, void *fp)
 {
 	unsigned long where = (unsigned long)object + s->offset;
 
@@ -116,14 +120,29 @@ static inline void set_freepointer(const struct kmem_cache *s, void *object,
 static inline unsigned int slab_free_objects(const struct kmem_cache *s,
 					     const struct slab *slab)
 {
-	return s->objects - slab->inuse;
+	return slab->objects - slab->inuse;
+}
+
+/* Count @slab in, or out of, the slabs and objects that @l owns. */
+static inline void list_own_slab(struct kmem_cache_list *l,
+				 const struct slab *slab)
+{
+	atomic_long_inc(&l->nr_slabs);
+	atomic_long_add(slab->objects, &l->nr_objects);
+}
+
+static inline void list_disown_slab(struct kmem_cache_list *l,
+				    const struct slab *slab)
+{
+	atomic_long_dec(&l->nr_slabs);
+	atomic_long_sub(slab->objects, &l->nr_objects);
 }
 
 static inline void list_add_slab(struct kmem_cache *s,
 				 struct kmem_cache_list *l, struct slab *slab)
 {
 	WRITE_ONCE(slab->list, l);
-	atomic_long_inc(&l->nr_slabs);
+	list_own_slab(l, slab);
 	list_add(&slab->slab_list, &l->partial);
 	l->nr_partial++;
 	l->slab_free += slab_free_objects(s, slab);
@@ -166,6 +185,7 @@ void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard);
 /* What the lists of a cache hold, summed; see slqb_cache_totals(). */
 struct slqb_totals {
 	unsigned long slabs;
+	unsigned long objects;
 	unsigned long partial;
 	unsigned long free;	/* on slab freelists and queues */
 };
@@ -176,9 +196,7 @@ void slqb_cache_totals(struct kmem_cache *s, struct slqb_totals *t);
 static inline unsigned long totals_in_use(const struct kmem_cache *s,
 					  const struct slqb_totals *t)
 {
-	unsigned long total = t->slabs * s->objects;
-
-	return total > t->free ? total - t->free : 0;
+	return t->objects > t->free ? t->objects - t->free : 0;
 }
 
 /*
@@ -306,6 +324,10 @@ static inline void slqb_forget_early_aliases(struct kmem_cache *s)
 void slqb_test_trim(struct kmem_cache *s);
 /* Let @allow more new slabs of @s be made, then fail them; NULL: stop. */
 void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow);
+/* Fail the page allocations of @s at @order or above; NULL: stop. */
+void slqb_test_fail_orders(struct kmem_cache *s, unsigned int order);
+/* SLQB's shrinker: what it counts, or what one scan of it freed. */
+unsigned long slqb_test_shrinker(bool scan);
 #endif
 
 #endif /* MM_SLQB_H */

@@ -421,7 +421,7 @@ static void debug_put_object(struct kmem_cache *s, struct kmem_cache_list *l,
 		list_move(&slab->slab_list, discard);
 		l->nr_partial--;
 		l->slab_free -= s->objects;
-		atomic_long_dec(&l->nr_slabs);
+		list_disown_slab(l, slab);
 		stat(l, FLUSH_SLAB_FREE);
 	}
 }
@@ -514,7 +514,7 @@ void slqb_debug_release_empty_slabs(struct kmem_cache *s)
 			list_move(&slab->slab_list, &discard);
 			n->list.nr_partial--;
 			n->list.slab_free -= s->objects;
-			atomic_long_dec(&n->list.nr_slabs);
+			list_disown_slab(&n->list, slab);
 		}
 		spin_unlock_irq(&n->list_lock);
 	}

@@ -74,7 +74,7 @@ SLQB_ATTR_RO(_name)
 SLQB_SHOW_TOTAL(slabs, t.slabs);
 SLQB_SHOW_TOTAL(partial, t.partial);
 SLQB_SHOW_TOTAL(objects, totals_in_use(s, &t));
-SLQB_SHOW_TOTAL(total_objects, t.slabs * s->objects);
+SLQB_SHOW_TOTAL(total_objects, t.objects);
 
 /* Objects waiting on queues (LIFOs, rlists, remote queues). */
 static ssize_t queued_show(struct kmem_cache *s, char *buf)

@@ -34,6 +34,7 @@ enum slqb_stat_item {
  * @nr_partial: number of slabs on @partial
  * @slab_free: free objects sitting on the slab freelists of @partial
  * @nr_slabs: all slabs owned by this list, full ones included
+ * @nr_objects: the objects of those slabs, free or not
  * @remote_head: objects of this list's slabs freed by other CPUs, pushed
  *	in batches without a lock and claimed all at once by the owner
  * @remote_nr: approximate number of objects on @remote_head
@@ -54,6 +55,7 @@ struct kmem_cache_list {
 	unsigned long nr_partial;
 	unsigned long slab_free;
 	atomic_long_t nr_slabs;
+	atomic_long_t nr_objects;
 	void *remote_head;
 	atomic_t remote_nr;
 	struct kmem_cache *cache;
@@ -81,8 +83,10 @@ struct kmem_cache {
 	unsigned int object_size;	/* object size as the user asked */
 	unsigned int inuse;		/* offset of metadata after the object */
 	unsigned int align;
-	unsigned int objects;		/* objects per slab */
-	unsigned int order;		/* slab order */
+	unsigned int objects;		/* objects per slab of @order */
+	unsigned int order;		/* slab order, tried first */
+	unsigned int min_order;		/* order when @order cannot be had */
+	unsigned int min_objects;	/* objects per slab of @min_order */
 	struct reciprocal_value reciprocal_size;
 	gfp_t allocflags;		/* gfp flags for every slab allocation */
 	int refcount;			/* for merged caches and destroy */
@@ -129,7 +133,7 @@ static inline int objs_per_slab(const struct kmem_cache *cache,
 {
 	if (is_kfence_address(slab_address(slab)))
 		return 1;
-	return cache->objects;
+	return slab->objects;
 }
 
 #endif /* _LINUX_SLQB_DEF_H */
