@@ -58,18 +58,30 @@ static struct kmem_cache_list *cpu_list(struct kmem_cache *s, int cpu)
 	return &per_cpu_ptr(s->cpu_slab, cpu)->list;
 }
 
-/* Slabs owned by all lists of @s. */
-static long total_slabs(struct kmem_cache *s)
+/* The sum of the counter at @offset of every list of @s. */
+static long sum_lists(struct kmem_cache *s, size_t offset)
 {
 	struct kmem_cache_node *n;
-	long slabs = 0;
+	long sum = 0;
 	int cpu, node;
 
 	for_each_possible_cpu(cpu)
-		slabs += atomic_long_read(&cpu_list(s, cpu)->nr_slabs);
+		sum += atomic_long_read((void *)cpu_list(s, cpu) + offset);
 	for_each_kmem_cache_node(s, node, n)
-		slabs += atomic_long_read(&n->list.nr_slabs);
-	return slabs;
+		sum += atomic_long_read((void *)&n->list + offset);
+	return sum;
+}
+
+/* Slabs owned by all lists of @s. */
+static long total_slabs(struct kmem_cache *s)
+{
+	return sum_lists(s, offsetof(struct kmem_cache_list, nr_slabs));
+}
+
+/* Objects in the slabs of @s, free or not. */
+static long total_objects(struct kmem_cache *s)
+{
+	return sum_lists(s, offsetof(struct kmem_cache_list, nr_objects));
 }
 
 /* Free objects of @s: on slab freelists and on every queue. */
@@ -692,20 +704,6 @@ static void slqb_test_bulk_partial_failure(struct kunit *test)
 			total_slabs(s) * s->objects - from_slabs);
 	kmem_cache_free_bulk(s, n, objs);
 	destroy_empty(test, s);
-}
-
-/* Objects in the slabs of @s, free or not. */
-static long total_objects(struct kmem_cache *s)
-{
-	struct kmem_cache_node *n;
-	long nr = 0;
-	int cpu, node;
-
-	for_each_possible_cpu(cpu)
-		nr += atomic_long_read(&cpu_list(s, cpu)->nr_objects);
-	for_each_kmem_cache_node(s, node, n)
-		nr += atomic_long_read(&n->list.nr_objects);
-	return nr;
 }
 
 static unsigned int slab_order_of(void *p)
