@@ -1630,9 +1630,12 @@ static inline unsigned long order_objects(unsigned int order,
  */
 static int calculate_order(unsigned int size)
 {
-	unsigned int order;
+	unsigned int first = slqb_min_order, order;
 
-	for (order = slqb_min_order; order < MAX_ORDER; order++) {
+	/* Where slqb_min_order would give too many objects, it gives way. */
+	while (first && order_objects(first, size) > SLQB_MAX_OBJECTS)
+		first--;
+	for (order = first; order < MAX_ORDER; order++) {
 		unsigned long bytes = PAGE_SIZE << order;
 		unsigned long objects = order_objects(order, size);
 
@@ -1643,7 +1646,7 @@ static int calculate_order(unsigned int size)
 			return order;
 	}
 	/* No order meets both goals: take the first that holds an object. */
-	for (order = slqb_min_order; order < MAX_ORDER; order++) {
+	for (order = first; order < MAX_ORDER; order++) {
 		if (order_objects(order, size) > SLQB_MAX_OBJECTS)
 			break;
 		if (order_objects(order, size))
