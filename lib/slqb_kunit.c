@@ -6,22 +6,25 @@
  * kernel touches the queues it looks at. Work that must happen on a given
  * CPU runs there through smp_call_on_cpu(). The periodic trim could move
  * objects behind a test's back, so tests that count objects on queues hold
- * slab_mutex, which the trim work only ever try-locks.
+ * slab_mutex, which the trim work waits for.
  */
 
 #include <kunit/test.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/kfence.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
 #include <linux/smp.h>
 #include <linux/thread_info.h>
+#include <linux/workqueue.h>
 
 #include "../mm/slab.h"
 #include "../mm/slqb.h"
@@ -463,6 +466,218 @@ static void slqb_test_alloc_node(struct kunit *test)
 		kmem_cache_free(s, p);
 		kfree(q);
 	}
+	destroy_empty(test, s);
+}
+
+/*
+ * A request for another node tries that node first with what it has at
+ * hand, quietly, even when the caller may sleep or asked for __GFP_NOFAIL:
+ * a node that has run out must not hold the caller in reclaim forever.
+ */
+struct node_alloc_ctx {
+	struct kmem_cache *s;
+	int node;
+	void *obj;
+};
+
+static int do_alloc_nofail(void *arg)
+{
+	struct node_alloc_ctx *ctx = arg;
+
+	for (;;) {
+		ctx->obj = kmem_cache_alloc_node(ctx->s, GFP_KERNEL | __GFP_NOFAIL,
+						 ctx->node);
+		if (!is_kfence_address(ctx->obj))
+			return 0;
+		kmem_cache_free(ctx->s, ctx->obj);
+	}
+}
+
+static void slqb_test_node_try_first(struct kunit *test)
+{
+	struct slqb_test_watch w = {};
+	struct node_alloc_ctx ctx;
+	struct kmem_cache *s;
+	int a, b;
+
+	if (!cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+	s = test_cache(test, "slqb_test_node_try", TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx.s = s;
+	ctx.node = cpu_to_mem(b);
+	slqb_test_watch_pages(s, &w);
+	run_on(test, a, do_alloc_nofail, &ctx);
+	slqb_test_watch_pages(NULL, NULL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx.obj);
+	KUNIT_ASSERT_GE(test, w.calls, 1U);
+	KUNIT_EXPECT_TRUE(test, w.first_flags & __GFP_THISNODE);
+	KUNIT_EXPECT_TRUE(test, w.first_flags & __GFP_NOWARN);
+	KUNIT_EXPECT_FALSE(test, w.first_flags & __GFP_NOFAIL);
+	KUNIT_EXPECT_FALSE(test, w.first_flags & __GFP_DIRECT_RECLAIM);
+	KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(ctx.obj)), ctx.node);
+	kmem_cache_free(s, ctx.obj);
+	destroy_empty(test, s);
+}
+
+/*
+ * __GFP_THISNODE is honoured even when the LIFO holds another node's
+ * objects, as it does when memory hotplug changes a CPU's local node: here
+ * the CPU's local node is changed by hand under a full LIFO.
+ */
+struct thisnode_ctx {
+	struct kmem_cache *s;
+	int old, new;
+	void *objs[2];
+};
+
+static int do_thisnode_after_move(void *arg)
+{
+	struct thisnode_ctx *ctx = arg;
+	gfp_t gfp = GFP_NOWAIT | __GFP_THISNODE;
+	int saved;
+
+	preempt_disable();
+	saved = this_cpu_read(slqb_node);
+	this_cpu_write(slqb_node, ctx->new);
+	ctx->objs[0] = kmem_cache_alloc_node(ctx->s, gfp, ctx->new);
+	ctx->objs[1] = kmem_cache_alloc_node(ctx->s, gfp, ctx->old);
+	this_cpu_write(slqb_node, saved);
+	preempt_enable();
+	return 0;
+}
+
+static void slqb_test_thisnode_lifo(struct kunit *test)
+{
+	struct slqb_test_ctx fill = { .objs = test_array(test) };
+	struct thisnode_ctx ctx = {};
+	struct kmem_cache *s;
+	int a, b, i;
+
+	if (!cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+	s = test_cache(test, "slqb_test_thisnode", TEST_OBJ_SIZE, 0, 0, NULL);
+	fill.s = s;
+	fill.nr = 16;
+	ctx.s = s;
+	ctx.old = cpu_to_mem(a);
+	ctx.new = cpu_to_mem(b);
+
+	mutex_lock(&slab_mutex);
+	run_on(test, a, do_alloc, &fill);
+	run_on(test, a, do_free, &fill);
+	KUNIT_EXPECT_GE(test, cpu_list(s, a)->nr, 16U);
+	run_on(test, a, do_thisnode_after_move, &ctx);
+	mutex_unlock(&slab_mutex);
+
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_NOT_NULL(test, ctx.objs[i]);
+		if (!is_kfence_address(ctx.objs[i]))
+			KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(ctx.objs[i])),
+					i ? ctx.old : ctx.new);
+		kmem_cache_free(s, ctx.objs[i]);
+	}
+	destroy_empty(test, s);
+}
+
+/*
+ * A node without normal memory, or none at all, is no node: the request
+ * is served like one without a node, as SLUB does, __GFP_THISNODE or not.
+ */
+static void slqb_test_thisnode_no_memory(struct kunit *test)
+{
+	struct kmem_cache *s;
+	int node;
+	void *p;
+
+	s = test_cache(test, "slqb_test_nomem", TEST_OBJ_SIZE, 0, 0, NULL);
+	for (node = 0; node <= nr_node_ids; node++) {
+		if (node < nr_node_ids && node_state(node, N_NORMAL_MEMORY))
+			continue;
+		p = kmem_cache_alloc_node(s, GFP_KERNEL | __GFP_THISNODE, node);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, p, "node %d", node);
+		if (p)
+			kmem_cache_free(s, p);
+	}
+	destroy_empty(test, s);
+}
+
+/*
+ * A caller that had interrupts disabled never gets them enabled behind its
+ * back, however its GFP flags read, and gets no direct reclaim.
+ */
+static void slqb_test_irqs_stay_off(struct kunit *test)
+{
+	struct slqb_test_watch w = {};
+	struct kmem_cache *s;
+
+	s = test_cache(test, "slqb_test_irqs", TEST_OBJ_SIZE, 0, 0, NULL);
+	slqb_test_watch_pages(s, &w);
+	KUNIT_EXPECT_TRUE(test, slqb_test_new_slab_irqoff(s, GFP_KERNEL));
+	slqb_test_watch_pages(NULL, NULL);
+	KUNIT_EXPECT_GE(test, w.calls, 1U);
+	KUNIT_EXPECT_FALSE(test, w.irqs_enabled);
+	KUNIT_EXPECT_FALSE(test, w.first_flags & __GFP_DIRECT_RECLAIM);
+	destroy_empty(test, s);
+}
+
+/* The trim work's pass, queued on a CPU; it says who runs it and when done. */
+struct trim_pass {
+	struct work_struct work;
+	struct task_struct *task;
+	bool done;
+};
+
+static void trim_pass_fn(struct work_struct *work)
+{
+	struct trim_pass *t = container_of(work, struct trim_pass, work);
+
+	WRITE_ONCE(t->task, current);
+	slqb_test_trim_all();
+	WRITE_ONCE(t->done, true);
+}
+
+/*
+ * The trim work waits for slab_mutex rather than skipping its pass: a busy
+ * slab_mutex must not leave a CPU's queues untrimmed.
+ */
+static void slqb_test_trim_contended(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct kmem_cache_list *l;
+	struct task_struct *task;
+	struct trim_pass t = {};
+	struct kmem_cache *s;
+	unsigned int before;
+	int polls;
+
+	s = test_cache(test, "slqb_test_trim_busy", TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx.s = s;
+	ctx.nr = s->hiwater;
+	l = cpu_list(s, 0);
+
+	mutex_lock(&slab_mutex);
+	run_on(test, 0, do_alloc, &ctx);
+	run_on(test, 0, do_free, &ctx);
+	before = l->nr;
+	KUNIT_EXPECT_GT(test, before, 0U);
+	INIT_WORK_ONSTACK(&t.work, trim_pass_fn);
+	queue_work_on(0, system_wq, &t.work);
+	/* Until the pass is over, or asleep on slab_mutex. */
+	for (polls = 0; polls < 10000 && !READ_ONCE(t.done); polls++) {
+		task = READ_ONCE(t.task);
+		if (task && READ_ONCE(task->__state) == TASK_UNINTERRUPTIBLE)
+			break;
+		usleep_range(500, 1000);
+	}
+	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(t.done),
+			       "the pass ended while slab_mutex was held");
+	KUNIT_EXPECT_EQ(test, l->nr, before);
+	mutex_unlock(&slab_mutex);
+	flush_work(&t.work);
+	destroy_work_on_stack(&t.work);
+	KUNIT_EXPECT_TRUE(test, t.done);
+	KUNIT_EXPECT_LT(test, l->nr, before);
 	destroy_empty(test, s);
 }
 
@@ -1159,6 +1374,10 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_remote_free_same_node),
 	KUNIT_CASE(slqb_test_remote_cap),
 	KUNIT_CASE(slqb_test_alloc_node),
+	KUNIT_CASE(slqb_test_node_try_first),
+	KUNIT_CASE(slqb_test_thisnode_lifo),
+	KUNIT_CASE(slqb_test_thisnode_no_memory),
+	KUNIT_CASE(slqb_test_irqs_stay_off),
 	KUNIT_CASE(slqb_test_empty_slabs_freed),
 	KUNIT_CASE(slqb_test_shrink_empties_queues),
 	KUNIT_CASE(slqb_test_shutdown_busy),
@@ -1177,6 +1396,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_kmalloc_sizes),
 	KUNIT_CASE(slqb_test_krealloc),
 	KUNIT_CASE(slqb_test_trim_idle),
+	KUNIT_CASE(slqb_test_trim_contended),
 	KUNIT_CASE(slqb_test_cpu_offline),
 	KUNIT_CASE(slqb_test_tunables),
 	{}

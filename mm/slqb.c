@@ -16,10 +16,25 @@
  *  - each memory node has a list of slabs under a spinlock, used for
  *    node-specific allocations and for slabs orphaned by an offline CPU.
  *
- * "Local" always means the CPU's memory node: numa_mem_id() where the
- * architecture tracks memoryless nodes, and the nearest node with memory
- * where it does not (x86). A CPU on a memoryless node thus allocates from
- * and frees to the nearest node with memory, and its frees stay local.
+ * Nodes. "Local" always means the CPU's memory node: numa_mem_id() where
+ * the architecture tracks memoryless nodes, and the nearest node with normal
+ * memory where it does not (x86). A CPU on a memoryless node thus allocates
+ * from and frees to the nearest node with memory, and its frees stay local.
+ * The rules for a request that names a node:
+ *
+ *  - a node without normal memory (or out of range) is no node at all, as
+ *    with NUMA_NO_NODE, __GFP_THISNODE or not;
+ *  - the local node, without __GFP_THISNODE, is served from the LIFO. That
+ *    is a preference: when the local node ran out of memory, the page
+ *    allocator's fallback slabs sit on CPU lists and feed the LIFO too;
+ *  - any other node, and any node with __GFP_THISNODE, is served from that
+ *    node's list, never from a LIFO. A new slab for it comes from the node
+ *    if it has one at hand, and only then, without __GFP_THISNODE, from
+ *    wherever the caller's flags find one;
+ *  - when memory hotplug changes a CPU's local node, the CPU gives its
+ *    queued objects and its other nodes' partial slabs back.
+ *
+ * A slab's node list is that of the node its memory is on, always.
  *
  * Ownership rules: a slab's owner (slab->list) is a CPU list or the node list
  * of the slab's node. A live CPU list is only touched by its CPU with
@@ -79,11 +94,21 @@ static DEFINE_PER_CPU(struct delayed_work, slqb_trim_work);
 /* Each CPU's local memory node, see above. */
 DEFINE_PER_CPU(int, slqb_node);
 
+/*
+ * The nodes for which every cache has a node list, under slab_mutex. A node
+ * joins before its first memory block goes online, so that a cache created
+ * while the block is onlined gets a list too (the node joins N_NORMAL_MEMORY
+ * only afterwards), and leaves once it has no normal memory left.
+ */
+nodemask_t slqb_nodes;
+
 /* The node with normal memory nearest to @node. */
 static int nearest_memory_node(int node)
 {
 	int n, best = first_node(node_states[N_NORMAL_MEMORY]);
 
+	if (node < 0 || node >= nr_node_ids)
+		return best;
 	if (node_state(node, N_NORMAL_MEMORY))
 		return node;
 	for_each_node_state(n, N_NORMAL_MEMORY)
@@ -127,6 +152,29 @@ static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
 	return unlikely(READ_ONCE(slqb_fail_order_cache) == s) &&
 	       order >= READ_ONCE(slqb_fail_order);
 }
+
+static struct kmem_cache *slqb_watch_cache;
+static struct slqb_test_watch *slqb_watch;
+
+void slqb_test_watch_pages(struct kmem_cache *s, struct slqb_test_watch *w)
+{
+	WRITE_ONCE(slqb_watch_cache, NULL);
+	WRITE_ONCE(slqb_watch, w);
+	WRITE_ONCE(slqb_watch_cache, s);
+}
+
+static void watch_pages(struct kmem_cache *s, gfp_t flags)
+{
+	struct slqb_test_watch *w;
+
+	if (likely(READ_ONCE(slqb_watch_cache) != s))
+		return;
+	w = READ_ONCE(slqb_watch);
+	if (!w->calls++)
+		w->first_flags = flags;
+	if (!irqs_disabled())
+		w->irqs_enabled = true;
+}
 #else
 static inline bool fail_new_slab(struct kmem_cache *s)
 {
@@ -137,6 +185,10 @@ static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
 {
 	return false;
 }
+
+static inline void watch_pages(struct kmem_cache *s, gfp_t flags)
+{
+}
 #endif
 
 /* Slabs and the page allocator */
@@ -144,6 +196,7 @@ static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
 static struct folio *alloc_slab_pages(struct kmem_cache *s, gfp_t flags,
 				      int node, unsigned int order)
 {
+	watch_pages(s, flags);
 	if (fail_slab_order(s, order))
 		return NULL;
 	return (struct folio *)alloc_pages_node(node, flags, order);
@@ -242,23 +295,43 @@ void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard)
 }
 
 /*
- * Allocate a slab with interrupts disabled on entry and exit. They are
- * enabled around the page allocation when the caller may sleep; the caller
- * may then be running on another CPU.
+ * Allocate a slab with interrupts disabled on entry and exit; @irqflags are
+ * the caller's, saved before it disabled them. Interrupts are enabled around
+ * the page allocation only if they were enabled in the caller and the flags
+ * allow sleeping: the caller may then be running on another CPU. A caller
+ * that had them disabled gets no direct reclaim.
  */
 static struct slab *new_slab_irqoff(struct kmem_cache *s, gfp_t flags,
-				    int node)
+				    int node, unsigned long irqflags)
 {
-	bool can_sleep = gfpflags_allow_blocking(flags & gfp_allowed_mask);
 	struct slab *slab;
 
-	if (can_sleep)
-		local_irq_enable();
-	slab = slqb_new_slab(s, flags & gfp_allowed_mask, node);
-	if (can_sleep)
-		local_irq_disable();
+	flags &= gfp_allowed_mask;
+	if (irqs_disabled_flags(irqflags))
+		flags &= ~__GFP_DIRECT_RECLAIM;
+	if (!gfpflags_allow_blocking(flags))
+		return slqb_new_slab(s, flags, node);
+	local_irq_enable();
+	slab = slqb_new_slab(s, flags, node);
+	local_irq_disable();
 	return slab;
 }
+
+#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
+bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags)
+{
+	unsigned long irqflags;
+	struct slab *slab;
+
+	local_irq_disable();
+	local_save_flags(irqflags);
+	slab = new_slab_irqoff(s, flags, slqb_local_node(), irqflags);
+	local_irq_enable();
+	if (slab)
+		slqb_free_slab(s, slab);
+	return slab;
+}
+#endif
 
 /* Move a partial slab from list @from to list @to. */
 static void list_move_slab(struct kmem_cache *s, struct kmem_cache_list *from,
@@ -641,8 +714,9 @@ static __always_inline void *lifo_pop(struct kmem_cache *s,
 	return object;
 }
 
-/* The local LIFO is empty. Interrupts are disabled. */
-static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags)
+/* The local LIFO is empty. Interrupts are disabled, see new_slab_irqoff(). */
+static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
+			unsigned long irqflags)
 {
 	struct kmem_cache_list *l;
 	struct slab *slab;
@@ -659,7 +733,7 @@ static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags)
 			fill_lifo(s, l);
 			break;
 		}
-		slab = new_slab_irqoff(s, gfpflags, slqb_local_node());
+		slab = new_slab_irqoff(s, gfpflags, slqb_local_node(), irqflags);
 		if (!slab)
 			return NULL;
 		l = &this_cpu_ptr(s->cpu_slab)->list;
@@ -670,22 +744,23 @@ static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags)
 }
 
 /*
- * A node-specific allocation for another node: from that node's list,
- * under its lock. Returns NULL with *fallback set if the local path should
- * be used instead.
+ * A node-specific allocation: from that node's list, under its lock. A node
+ * with no normal memory is no node at all: NULL with *fallback set tells the
+ * caller to use the local path. Otherwise a new slab comes from @node if it
+ * has one at hand (no reclaim, no warning), and then, unless the caller
+ * insists on @node, from wherever the page allocator finds one with the
+ * caller's own flags; it goes on the list of its own node.
  */
 static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
-			bool *fallback)
+			bool *fallback, unsigned long irqflags)
 {
-	struct kmem_cache_node *n = NULL;
+	struct kmem_cache_node *n;
 	struct slab *slab;
 	void *object = NULL;
 
-	if ((unsigned int)node < nr_node_ids)
-		n = get_node(s, node);
+	n = slqb_alloc_node_list(s, node);
 	if (!n) {
-		/* No memory on that node; only __GFP_THISNODE insists. */
-		*fallback = !(gfpflags & __GFP_THISNODE);
+		*fallback = true;
 		return NULL;
 	}
 
@@ -700,11 +775,17 @@ static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 	if (object)
 		return object;
 
-	slab = new_slab_irqoff(s, gfpflags | __GFP_THISNODE, node);
-	if (!slab) {
-		*fallback = !(gfpflags & __GFP_THISNODE);
-		return NULL;
+	if (gfpflags & __GFP_THISNODE) {
+		slab = new_slab_irqoff(s, gfpflags, node, irqflags);
+	} else {
+		slab = new_slab_irqoff(s, slqb_node_try_flags(gfpflags), node,
+				       irqflags);
+		if (!slab)
+			slab = new_slab_irqoff(s, gfpflags, node, irqflags);
 	}
+	if (!slab)
+		return NULL;
+	n = get_node(s, slab_nid(slab));
 	spin_lock(&n->list_lock);
 	list_add_slab(s, &n->list, slab);
 	stat(&n->list, ALLOC_SLAB_NEW);
@@ -714,16 +795,22 @@ static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 	return object;
 }
 
-/* Allocate one object with interrupts disabled. */
+/*
+ * Allocate one object with interrupts disabled; @irqflags are the caller's.
+ * A request for a node other than the local one, or for any node with
+ * __GFP_THISNODE, goes to that node's list: the LIFO and the CPU's slabs
+ * may hold other nodes' objects (see "Nodes" at the top).
+ */
 static __always_inline void *__slqb_alloc(struct kmem_cache *s, gfp_t gfpflags,
-					  int node)
+					  int node, unsigned long irqflags)
 {
 	struct kmem_cache_list *l;
 	bool fallback = false;
 	void *object;
 
-	if (unlikely(node != NUMA_NO_NODE && node != slqb_local_node())) {
-		object = alloc_node(s, gfpflags, node, &fallback);
+	if (unlikely(node != NUMA_NO_NODE &&
+		     (node != slqb_local_node() || gfpflags & __GFP_THISNODE))) {
+		object = alloc_node(s, gfpflags, node, &fallback, irqflags);
 		if (likely(!fallback))
 			return object;
 	}
@@ -731,7 +818,7 @@ static __always_inline void *__slqb_alloc(struct kmem_cache *s, gfp_t gfpflags,
 	l = &this_cpu_ptr(s->cpu_slab)->list;
 	if (likely(l->freelist))
 		return lifo_pop(s, l);
-	return alloc_slow(s, gfpflags);
+	return alloc_slow(s, gfpflags, irqflags);
 }
 
 /* Clear the free pointer if it lies inside the object (init_on_free). */
@@ -779,7 +866,7 @@ static __always_inline void *__slab_alloc_node(struct kmem_cache *s,
 		object = slqb_debug_alloc(s, gfpflags, node, addr);
 	} else {
 		local_irq_save(flags);
-		object = __slqb_alloc(s, gfpflags, node);
+		object = __slqb_alloc(s, gfpflags, node, flags);
 		local_irq_restore(flags);
 		wipe_freepointer(s, object);
 	}
@@ -1185,7 +1272,7 @@ static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
 		if (likely(l->freelist)) {
 			object = lifo_pop(s, l);
 		} else {
-			object = alloc_slow(s, flags);
+			object = alloc_slow(s, flags, irqflags);
 			if (unlikely(!object))
 				break;
 			l = &this_cpu_ptr(s->cpu_slab)->list;
@@ -1453,16 +1540,32 @@ void slqb_test_trim(struct kmem_cache *s)
 }
 #endif
 
-static void slqb_trim(struct work_struct *work)
+/*
+ * Trim every cache on this CPU. Waiting for slab_mutex is safe: nobody
+ * holds it while waiting for this work. slqb_cpu_offline() cancels the work
+ * under the CPU hotplug lock alone, and no holder of slab_mutex takes that
+ * lock (kmem_cache_destroy() takes it first).
+ */
+static void trim_all_caches(void)
 {
 	struct kmem_cache *s;
 
-	/* Hotplug callbacks hold slab_mutex while they cancel this work. */
-	if (mutex_trylock(&slab_mutex)) {
-		list_for_each_entry(s, &slab_caches, list)
-			trim_cache(s);
-		mutex_unlock(&slab_mutex);
-	}
+	mutex_lock(&slab_mutex);
+	list_for_each_entry(s, &slab_caches, list)
+		trim_cache(s);
+	mutex_unlock(&slab_mutex);
+}
+
+#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
+void slqb_test_trim_all(void)
+{
+	trim_all_caches();
+}
+#endif
+
+static void slqb_trim(struct work_struct *work)
+{
+	trim_all_caches();
 	schedule_delayed_work_on(smp_processor_id(), to_delayed_work(work),
 				 SLQB_TRIM_INTERVAL);
 }
@@ -1471,6 +1574,11 @@ static int slqb_cpu_online(unsigned int cpu)
 {
 	struct delayed_work *work = per_cpu_ptr(&slqb_trim_work, cpu);
 
+	/*
+	 * The prepare callback ran before the architecture may have set up
+	 * cpu_to_mem() for this CPU (powerpc does so as it comes up).
+	 */
+	set_local_node(cpu);
 	INIT_DEFERRABLE_WORK(work, slqb_trim);
 	schedule_delayed_work_on(cpu, work, SLQB_TRIM_INTERVAL + cpu);
 	return 0;
@@ -1484,14 +1592,68 @@ static int slqb_cpu_offline(unsigned int cpu)
 
 static void init_node_list(struct kmem_cache *s, struct kmem_cache_node *n);
 
-/* Memory hotplug: node lists for nodes that gain memory; drain on removal. */
+/*
+ * The local node of this CPU changed: give back the objects on its queues
+ * and hand the partial slabs of other nodes to their node lists, so that
+ * the LIFO serves local memory again (see "Nodes" at the top).
+ */
+static void requeue_foreign(void *info)
+{
+	int local = slqb_local_node();
+	struct slab *slab, *next;
+	struct kmem_cache *s;
+
+	list_for_each_entry(s, &slab_caches, list) {
+		struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
+		struct kmem_cache_list *l = &c->list;
+		LIST_HEAD(discard);
+
+		flush_lifo(s, c, l->nr, &discard);
+		rlist_handover(s, c, &discard);
+		list_for_each_entry_safe(slab, next, &l->partial, slab_list) {
+			struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+
+			if (slab_nid(slab) == local || !n)
+				continue;
+			spin_lock(&n->list_lock);
+			list_move_slab(s, l, &n->list, slab);
+			spin_unlock(&n->list_lock);
+		}
+		slqb_discard_slabs(s, &discard);
+	}
+}
+
+/*
+ * Recompute the local nodes after memory came or went. The caller holds
+ * slab_mutex and the CPU hotplug lock; offline CPUs recompute theirs when
+ * they come up.
+ */
+static void update_local_nodes(void)
+{
+	int cpu, old;
+
+	for_each_online_cpu(cpu) {
+		old = per_cpu(slqb_node, cpu);
+		set_local_node(cpu);
+		if (per_cpu(slqb_node, cpu) != old)
+			smp_call_function_single(cpu, requeue_foreign, NULL, 1);
+	}
+}
+
+/*
+ * Memory hotplug. A node that gains normal memory gets a list in every
+ * cache, and joins slqb_nodes, before its pages can be allocated; it leaves
+ * slqb_nodes when its last normal memory has gone, but the lists stay: a
+ * cache never loses one. Queues are drained before memory goes offline, so
+ * that queued objects do not pin its slabs.
+ */
 static int slqb_memory_callback(struct notifier_block *self,
 				unsigned long action, void *arg)
 {
 	struct memory_notify *marg = arg;
 	int nid = marg->status_change_nid_normal;
 	struct kmem_cache *s;
-	int cpu, ret = 0;
+	int ret = 0;
 
 	switch (action) {
 	case MEM_GOING_ONLINE:
@@ -1511,15 +1673,24 @@ static int slqb_memory_callback(struct notifier_block *self,
 			init_node_list(s, n);
 			s->node[nid] = n;
 		}
+		if (!ret)
+			node_set(nid, slqb_nodes);
+		mutex_unlock(&slab_mutex);
+		break;
+	case MEM_CANCEL_ONLINE:
+	case MEM_OFFLINE:
+		mutex_lock(&slab_mutex);
+		if (nid >= 0 && !node_state(nid, N_NORMAL_MEMORY))
+			node_clear(nid, slqb_nodes);
+		update_local_nodes();
 		mutex_unlock(&slab_mutex);
 		break;
 	case MEM_ONLINE:
-	case MEM_OFFLINE:
-		for_each_possible_cpu(cpu)
-			set_local_node(cpu);
+		mutex_lock(&slab_mutex);
+		update_local_nodes();
+		mutex_unlock(&slab_mutex);
 		break;
 	case MEM_GOING_OFFLINE:
-		/* Queued objects must not pin slabs of the departing memory. */
 		mutex_lock(&slab_mutex);
 		list_for_each_entry(s, &slab_caches, list)
 			drain_all_cpus_locked(s);
@@ -1561,7 +1732,9 @@ static void init_node_list(struct kmem_cache *s, struct kmem_cache_node *n)
 
 /*
  * The node lists of the kmem_cache_node cache itself: carve each one out of
- * a fresh slab on its node, which the new list then owns.
+ * a fresh slab on its node, which the new list then owns. The slab must be
+ * of that node, or the list would own another node's slab; NULL if the node
+ * has no page to spare.
  */
 static struct kmem_cache_node *__init early_node_alloc(struct kmem_cache *s,
 						       int node)
@@ -1569,9 +1742,9 @@ static struct kmem_cache_node *__init early_node_alloc(struct kmem_cache *s,
 	struct kmem_cache_node *n;
 	struct slab *slab;
 
-	slab = slqb_new_slab(s, GFP_NOWAIT, node);
+	slab = slqb_new_slab(s, GFP_NOWAIT | __GFP_THISNODE, node);
 	if (!slab)
-		panic("SLQB: no memory for the node lists of node %d\n", node);
+		return NULL;
 	n = slab->freelist;
 	slab->freelist = get_freepointer(s, n);
 	slab->inuse = 1;
@@ -1597,15 +1770,19 @@ static void free_node_lists(struct kmem_cache *s)
 	}
 }
 
+/*
+ * A list for each node of slqb_nodes; the caller holds slab_mutex. A node
+ * whose list cannot come from its own memory at boot gets one from the
+ * nearest node instead, through the normal path.
+ */
 static int alloc_node_lists(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n;
 	int node;
 
-	for_each_node_state(node, N_NORMAL_MEMORY) {
-		if (slab_state == DOWN) {
-			n = early_node_alloc(s, node);
-		} else {
+	for_each_node_mask(node, slqb_nodes) {
+		n = slab_state == DOWN ? early_node_alloc(s, node) : NULL;
+		if (!n) {
 			n = kmem_cache_alloc_node(kmem_cache_node, GFP_KERNEL,
 						  node);
 			if (!n)
@@ -1990,6 +2167,7 @@ void __init kmem_cache_init(void)
 	 */
 	for_each_possible_cpu(cpu)
 		set_local_node(cpu);
+	slqb_nodes = node_states[N_NORMAL_MEMORY];
 
 	kmem_cache_node = &slqb_boot_node_cache;
 	kmem_cache = &slqb_boot_cache;

@@ -19,6 +19,7 @@
 #include <linux/jump_label.h>
 #include <linux/kmemleak.h>
 #include <linux/kmsan.h>
+#include <linux/nodemask.h>
 #include <linux/debugobjects.h>
 #include <linux/percpu.h>
 #include <linux/swab.h>
@@ -182,6 +183,27 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node);
 void slqb_free_slab(struct kmem_cache *s, struct slab *slab);
 void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard);
 
+extern nodemask_t slqb_nodes;
+
+/* The list of @node for a node-specific allocation: NULL for no node. */
+static inline struct kmem_cache_node *
+slqb_alloc_node_list(struct kmem_cache *s, int node)
+{
+	if ((unsigned int)node >= nr_node_ids || !node_isset(node, slqb_nodes))
+		return NULL;
+	return get_node(s, node);
+}
+
+/*
+ * The flags of a first try for a slab on a given node: only what the node
+ * has at hand, quietly. The caller's own flags come second, see alloc_node().
+ */
+static inline gfp_t slqb_node_try_flags(gfp_t flags)
+{
+	return (flags | __GFP_THISNODE | __GFP_NOWARN) &
+	       ~(__GFP_NOFAIL | __GFP_DIRECT_RECLAIM);
+}
+
 /* What the lists of a cache hold, summed; see slqb_cache_totals(). */
 struct slqb_totals {
 	unsigned long slabs;
@@ -328,6 +350,20 @@ void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow);
 void slqb_test_fail_orders(struct kmem_cache *s, unsigned int order);
 /* SLQB's shrinker: what it counts, or what one scan of it freed. */
 unsigned long slqb_test_shrinker(bool scan);
+/* The trim work's pass over every cache, on the calling CPU. */
+void slqb_test_trim_all(void);
+
+/* What the page allocations of a watched cache were asked for. */
+struct slqb_test_watch {
+	unsigned int calls;
+	gfp_t first_flags;
+	bool irqs_enabled;	/* in any of them */
+};
+
+/* Record the page allocations of @s in @w; NULL: stop. */
+void slqb_test_watch_pages(struct kmem_cache *s, struct slqb_test_watch *w);
+/* Make a slab of @s as a caller with interrupts disabled; true if one came. */
+bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags);
 #endif
 
 #endif /* MM_SLQB_H */

@@ -357,12 +357,9 @@ void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 	struct slab *slab;
 	void *object;
 
-	if (node == NUMA_NO_NODE || (unsigned int)node >= nr_node_ids ||
-	    !get_node(s, node)) {
-		if (node != NUMA_NO_NODE && (gfpflags & __GFP_THISNODE))
-			return NULL;
+	/* The node rules of alloc_node() and __slqb_alloc() apply. */
+	if (!slqb_alloc_node_list(s, node))
 		node = slqb_local_node();
-	}
 	n = get_node(s, node);
 	for (;;) {
 		spin_lock_irqsave(&n->list_lock, flags);
@@ -382,7 +379,8 @@ void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 		spin_unlock_irqrestore(&n->list_lock, flags);
 
 		gfpflags &= gfp_allowed_mask;
-		slab = slqb_new_slab(s, gfpflags | __GFP_THISNODE, node);
+		slab = slqb_new_slab(s, (gfpflags & __GFP_THISNODE) ? gfpflags :
+				     slqb_node_try_flags(gfpflags), node);
 		/* Another node's slab goes on that node's list. */
 		if (!slab && !(gfpflags & __GFP_THISNODE))
 			slab = slqb_new_slab(s, gfpflags, node);
