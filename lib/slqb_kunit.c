@@ -681,6 +681,78 @@ static void slqb_test_trim_contended(struct kunit *test)
 	destroy_empty(test, s);
 }
 
+/*
+ * The indices, in free order, of a new slab of @s; its object count.
+ * Returns 0 if an index is out of range or repeats.
+ */
+static unsigned int new_slab_order(struct kunit *test, struct kmem_cache *s,
+				   unsigned int *order, unsigned int max)
+{
+	unsigned long *seen;
+	unsigned int nr = 0, objects, idx;
+	struct slab *slab;
+	void *p, *start;
+
+	slab = slqb_new_slab(s, GFP_KERNEL, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, slab);
+	objects = slab->objects;
+	seen = kunit_kcalloc(test, BITS_TO_LONGS(objects), sizeof(long),
+			     GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, seen);
+	start = slab_address(slab);
+	for (p = slab->freelist; p; p = get_freepointer(s, p)) {
+		idx = (p - start) / s->size;
+		if (p < start || (p - start) % s->size || idx >= objects ||
+		    __test_and_set_bit(idx, seen) || nr >= max) {
+			nr = 0;
+			break;
+		}
+		order[nr++] = idx;
+	}
+	slqb_free_slab(s, slab);
+	return nr == objects ? nr : 0;
+}
+
+/*
+ * With CONFIG_SLAB_FREELIST_RANDOM a new slab's free objects are a
+ * permutation of all of them, not in address order, and two caches do not
+ * share one order.
+ */
+static void slqb_test_freelist_random(struct kunit *test)
+{
+	unsigned int *a, *b, nr_a, nr_b, i, sequential = 0;
+	struct kmem_cache *s, *t;
+
+	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_RANDOM))
+		kunit_skip(test, "needs CONFIG_SLAB_FREELIST_RANDOM");
+	a = kunit_kcalloc(test, TEST_MAX_OBJS, sizeof(*a), GFP_KERNEL);
+	b = kunit_kcalloc(test, TEST_MAX_OBJS, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	s = test_cache(test, "slqb_test_random_a", TEST_OBJ_SIZE, 0, 0, NULL);
+	t = test_cache(test, "slqb_test_random_b", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_GE(test, s->objects, 16U);
+
+	nr_a = new_slab_order(test, s, a, TEST_MAX_OBJS);
+	nr_b = new_slab_order(test, t, b, TEST_MAX_OBJS);
+	KUNIT_EXPECT_EQ(test, nr_a, s->objects);
+	KUNIT_EXPECT_EQ(test, nr_b, t->objects);
+	for (i = 1; i < nr_a; i++)
+		sequential += a[i] == a[i - 1] + 1;
+	KUNIT_EXPECT_LT_MSG(test, sequential, nr_a / 2,
+			    "%u of %u objects follow their predecessor",
+			    sequential, nr_a);
+	/* The same order from a shifted start would still be one order. */
+	for (i = 0; i < nr_b && b[i] != a[0]; i++)
+		;
+	KUNIT_ASSERT_LT(test, i, nr_b);
+	KUNIT_EXPECT_FALSE(test, nr_a == nr_b &&
+			   !memcmp(a, b + i, (nr_b - i) * sizeof(*a)) &&
+			   !memcmp(a + nr_b - i, b, i * sizeof(*a)));
+	kmem_cache_destroy(s);
+	kmem_cache_destroy(t);
+}
+
 /* Empty slabs go back to the page allocator. */
 static void slqb_test_empty_slabs_freed(struct kunit *test)
 {
@@ -1378,6 +1450,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_thisnode_lifo),
 	KUNIT_CASE(slqb_test_thisnode_no_memory),
 	KUNIT_CASE(slqb_test_irqs_stay_off),
+	KUNIT_CASE(slqb_test_freelist_random),
 	KUNIT_CASE(slqb_test_empty_slabs_freed),
 	KUNIT_CASE(slqb_test_shrink_empties_queues),
 	KUNIT_CASE(slqb_test_shutdown_busy),

@@ -202,6 +202,63 @@ static struct folio *alloc_slab_pages(struct kmem_cache *s, gfp_t flags,
 	return (struct folio *)alloc_pages_node(node, flags, order);
 }
 
+#ifdef CONFIG_SLAB_FREELIST_RANDOM
+/*
+ * s->random_seq is a permutation of the indices of a slab of s->order, made
+ * once per cache by the common code. Each new slab links its free objects
+ * in that order, from a random place in it, and skips the indices that a
+ * smaller slab of s->min_order does not have.
+ */
+static int init_random_seq(struct kmem_cache *s)
+{
+	return cache_random_seq_create(s, s->objects, GFP_KERNEL);
+}
+
+/* Link the @objects objects from @start in random order; return the first. */
+static void *link_random(struct kmem_cache *s, void *start,
+			 unsigned int objects)
+{
+	unsigned int count = s->objects, pos, k, idx;
+	void *first = NULL, *prev = NULL, *p;
+
+	pos = get_random_u32_below(count);
+	for (k = 0; k < count; k++, pos = pos + 1 < count ? pos + 1 : 0) {
+		idx = s->random_seq[pos];
+		if (idx >= objects)
+			continue;
+		p = start + idx * s->size;
+		if (prev)
+			set_freepointer(s, prev, p);
+		else
+			first = p;
+		prev = p;
+	}
+	set_freepointer(s, prev, NULL);
+	return first;
+}
+
+static inline bool random_order(struct kmem_cache *s)
+{
+	return s->random_seq;
+}
+#else
+static inline int init_random_seq(struct kmem_cache *s)
+{
+	return 0;
+}
+
+static inline void *link_random(struct kmem_cache *s, void *start,
+				unsigned int objects)
+{
+	return NULL;
+}
+
+static inline bool random_order(struct kmem_cache *s)
+{
+	return false;
+}
+#endif
+
 /*
  * A new slab, with its objects on its freelist. It is of s->order when the
  * page allocator has that at hand without reclaim, else of s->min_order.
@@ -212,6 +269,7 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 	struct folio *folio = NULL;
 	struct slab *slab;
 	void *start, *p;
+	bool random;
 
 	if (unlikely(flags & GFP_SLAB_BUG_MASK))
 		flags = kmalloc_fix_flags(flags);
@@ -244,14 +302,16 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 	account_slab(slab, order, s, flags);
 
 	start = slab_address(slab);
+	random = random_order(s);
 	for (i = 0, p = start; i < objects; i++, p += s->size) {
 		if (s->ctor)
 			s->ctor(p);
 		if (slqb_debug_cache(s))
 			slqb_debug_init_object(s, p);
-		set_freepointer(s, p, i + 1 < objects ? p + s->size : NULL);
+		if (!random)
+			set_freepointer(s, p, i + 1 < objects ? p + s->size : NULL);
 	}
-	slab->freelist = start;
+	slab->freelist = random ? link_random(s, start, objects) : start;
 	return slab;
 }
 
@@ -1956,10 +2016,18 @@ int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 	if (err)
 		return err;
 	set_tunables(s);
+	/* The boot caches get theirs in kmem_cache_init(). */
+	if (slab_state >= UP) {
+		err = init_random_seq(s);
+		if (err)
+			return err;
+	}
 
 	s->cpu_slab = alloc_percpu(struct kmem_cache_cpu);
-	if (!s->cpu_slab)
-		return -ENOMEM;
+	if (!s->cpu_slab) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	for_each_possible_cpu(cpu)
 		init_list(s, &cpu_of(s, cpu)->list, cpu);
 
@@ -1978,6 +2046,7 @@ fail:
 	free_node_lists(s);
 	free_percpu(s->cpu_slab);
 	s->cpu_slab = NULL;
+	cache_random_seq_destroy(s);
 	return err;
 }
 
@@ -1989,6 +2058,7 @@ void __kmem_cache_release(struct kmem_cache *s)
 		irq_work_sync(&cpu_of(s, cpu)->list.claim_work);
 	free_percpu(s->cpu_slab);
 	free_node_lists(s);
+	cache_random_seq_destroy(s);
 }
 
 struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
@@ -2158,6 +2228,7 @@ __setup("slqb_min_objects=", setup_slqb_min_objects);
 
 void __init kmem_cache_init(void)
 {
+	struct kmem_cache *s;
 	int cpu, state;
 
 	/*
@@ -2187,6 +2258,10 @@ void __init kmem_cache_init(void)
 
 	setup_kmalloc_cache_index_table();
 	create_kmalloc_caches(0);
+	list_for_each_entry(s, &slab_caches, list)
+		if (init_random_seq(s))
+			pr_warn("SLQB: %s: no random free order, no memory\n",
+				s->name);
 
 	state = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
 					  "mm/slqb:prepare", slqb_cpu_prepare,

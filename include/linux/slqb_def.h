@@ -98,6 +98,9 @@ struct kmem_cache {
 #ifdef CONFIG_SLAB_FREELIST_HARDENED
 	unsigned long random;		/* free pointer obfuscation */
 #endif
+#ifdef CONFIG_SLAB_FREELIST_RANDOM
+	unsigned int *random_seq;	/* free order of new slabs */
+#endif
 #ifdef CONFIG_SYSFS
 	struct kobject kobj;
 #endif
