@@ -260,6 +260,20 @@ static inline bool random_order(struct kmem_cache *s)
 #endif
 
 /*
+ * Count the slabs on each node's memory, for /sys/kernel/slab/<cache>/slabs.
+ * The node's list exists for any slab but those of kmem_cache_node made at
+ * boot before it: early_node_alloc() counts its own.
+ */
+static inline void count_node_slab(struct kmem_cache *s, struct slab *slab,
+				   int delta)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+
+	if (n)
+		atomic_long_add(delta, &n->list.node_slabs);
+}
+
+/*
  * A new slab, with its objects on its freelist. It is of s->order when the
  * page allocator has that at hand without reclaim, else of s->min_order.
  */
@@ -312,6 +326,7 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 			set_freepointer(s, p, i + 1 < objects ? p + s->size : NULL);
 	}
 	slab->freelist = random ? link_random(s, start, objects) : start;
+	count_node_slab(s, slab, 1);
 	return slab;
 }
 
@@ -320,6 +335,7 @@ void slqb_free_slab(struct kmem_cache *s, struct slab *slab)
 	struct folio *folio = slab_folio(slab);
 	unsigned int order = folio_order(folio);
 
+	count_node_slab(s, slab, -1);
 	__slab_clear_pfmemalloc(slab);
 	__folio_clear_slab(folio);
 	page_mapcount_reset(folio_page(folio, 0));
@@ -1774,6 +1790,7 @@ static void init_list(struct kmem_cache *s, struct kmem_cache_list *l, int cpu)
 	INIT_LIST_HEAD(&l->partial);
 	atomic_long_set(&l->nr_slabs, 0);
 	atomic_long_set(&l->nr_objects, 0);
+	atomic_long_set(&l->node_slabs, 0);
 	atomic_set(&l->remote_nr, 0);
 	l->cache = s;
 	l->cpu = cpu;
@@ -1809,6 +1826,7 @@ static struct kmem_cache_node *__init early_node_alloc(struct kmem_cache *s,
 	slab->freelist = get_freepointer(s, n);
 	slab->inuse = 1;
 	init_node_list(s, n);
+	atomic_long_set(&n->list.node_slabs, 1);
 	slab->list = &n->list;
 	list_own_slab(&n->list, slab);
 	if (slab->freelist) {

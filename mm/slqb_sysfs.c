@@ -71,10 +71,28 @@ static ssize_t _name##_show(struct kmem_cache *s, char *buf)		\
 }									\
 SLQB_ATTR_RO(_name)
 
-SLQB_SHOW_TOTAL(slabs, t.slabs);
 SLQB_SHOW_TOTAL(partial, t.partial);
 SLQB_SHOW_TOTAL(objects, totals_in_use(s, &t));
 SLQB_SHOW_TOTAL(total_objects, t.objects);
+
+/* All slabs, then " N<node>=<slabs>" for each node whose memory has some. */
+static ssize_t slabs_show(struct kmem_cache *s, char *buf)
+{
+	struct kmem_cache_node *n;
+	struct slqb_totals t;
+	int node, len;
+
+	slqb_cache_totals(s, &t);
+	len = sysfs_emit(buf, "%lu", t.slabs);
+	for_each_kmem_cache_node(s, node, n) {
+		long nr = atomic_long_read(&n->list.node_slabs);
+
+		if (nr > 0)
+			len += sysfs_emit_at(buf, len, " N%d=%ld", node, nr);
+	}
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+SLQB_ATTR_RO(slabs);
 
 /* Objects waiting on queues (LIFOs, rlists, remote queues). */
 static ssize_t queued_show(struct kmem_cache *s, char *buf)

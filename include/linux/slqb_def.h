@@ -47,6 +47,7 @@ enum slqb_stat_item {
  * @full: full slabs of a node list of a debugged cache, so that validation
  *	and the tracking reports can reach every slab (CONFIG_SLQB_DEBUG)
  * @stats: event counters (CONFIG_SLQB_STATS)
+ * @node_slabs: slabs on this node's memory, whoever owns them (node lists)
  */
 struct kmem_cache_list {
 	void *freelist;
@@ -68,6 +69,7 @@ struct kmem_cache_list {
 #ifdef CONFIG_SLQB_STATS
 	unsigned int stats[NR_SLQB_STAT_ITEMS];
 #endif
+	atomic_long_t node_slabs;
 };
 
 /*

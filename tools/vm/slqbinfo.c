@@ -178,7 +178,7 @@ static void usage(FILE *f)
 		"  -t, --tracking         show alloc_calls/free_calls (debug kernels only)\n"
 		"  -T, --totals           summary over all caches\n"
 		"  -v, --validate         validate the caches (debug kernels only)\n"
-		"  -n, --numa             per-node view (not available: SLQB exports none)\n"
+		"  -n, --numa             per-node view (not available yet)\n"
 		"  -d, --debug[=opts]     change debug options (not supported by SLQB)\n"
 		"\n"
 		"Modifiers:\n"
@@ -344,9 +344,44 @@ static void check_access(int err, const char *cache, const char *file)
 	exit(1);
 }
 
-/* Read an unsigned decimal file.  Returns 0, or -1 after a message. */
+/*
+ * Check the " <letter><id>=<n>" tokens after a total: C<cpu> in statistics,
+ * N<node> in slabs.  sysfs cuts a file at one page less a byte, possibly in
+ * the middle of a token: accept that.
+ */
+static int check_tokens(const char *p, long len, char letter)
+{
+	const char *end = file_buf + len;
+	int cut = len == (long)page_size - 1 && end[-1] != '\n';
+	unsigned long long v;
+
+	if (!cut && end[-1] == '\n')
+		end--;
+	while (p < end) {
+		const char *tok = p;
+
+		if (p[0] != ' ' || p[1] != letter || p[2] < '0' || p[2] > '9')
+			goto bad;
+		p += 2;
+		if (parse_digits(&p, &v) || *p != '=' ||
+		    p[1] < '0' || p[1] > '9')
+			goto bad;
+		p++;
+		if (parse_digits(&p, &v))
+			goto bad;
+		continue;
+bad:
+		return cut && !strchr(tok + 1, ' ') ? 0 : -1;
+	}
+	return p == end ? 0 : -1;
+}
+
+/*
+ * Read an unsigned decimal file; with @letter, " <letter><id>=<n>" tokens may
+ * follow the number.  Returns 0, or -1 after a message.
+ */
 static int read_number(int dir_fd, const char *cache, const char *file,
-		       unsigned long long *val)
+		       unsigned long long *val, char letter)
 {
 	char q[200];
 	const char *p;
@@ -369,6 +404,8 @@ static int read_number(int dir_fd, const char *cache, const char *file,
 			errors++;
 			return -1;
 		}
+		if (letter && *p == ' ' && !check_tokens(p, len, letter))
+			return 0;
 		if (*p == '\n')
 			p++;
 		if (p == file_buf + len)
@@ -382,37 +419,6 @@ static int read_number(int dir_fd, const char *cache, const char *file,
 		fprintf(stderr, "not a number: %s\n", q);
 	errors++;
 	return -1;
-}
-
-/*
- * Check the " C<cpu>=<n>" tokens after the total.  sysfs cuts a file at
- * one page less a byte, possibly in the middle of a token: accept that.
- */
-static int check_percpu(const char *p, long len)
-{
-	const char *end = file_buf + len;
-	int cut = len == (long)page_size - 1 && end[-1] != '\n';
-	unsigned long long v;
-
-	if (!cut && end[-1] == '\n')
-		end--;
-	while (p < end) {
-		const char *tok = p;
-
-		if (p[0] != ' ' || p[1] != 'C' || p[2] < '0' || p[2] > '9')
-			goto bad;
-		p += 2;
-		if (parse_digits(&p, &v) || *p != '=' ||
-		    p[1] < '0' || p[1] > '9')
-			goto bad;
-		p++;
-		if (parse_digits(&p, &v))
-			goto bad;
-		continue;
-bad:
-		return cut && !strchr(tok + 1, ' ') ? 0 : -1;
-	}
-	return p == end ? 0 : -1;
 }
 
 /* Read one statistics file.  Returns 0, or -1 after a message. */
@@ -432,7 +438,7 @@ static int read_stat(int dir_fd, struct cache *c, enum stat_item i, int keep)
 	}
 	p = file_buf;
 	if (len && *p >= '0' && *p <= '9' && !parse_digits(&p, &c->st[i]) &&
-	    !memchr(file_buf, '\0', len) && !check_percpu(p, len)) {
+	    !memchr(file_buf, '\0', len) && !check_tokens(p, len, 'C')) {
 		if (keep) {
 			c->percpu[i] = xstrdup(p);
 			c->percpu[i][strcspn(c->percpu[i], "\n")] = '\0';
@@ -464,7 +470,8 @@ static void load_cache(struct cache *c, int keep_percpu)
 		return;
 	}
 	for (i = 0; i < NR_ATTRS; i++)
-		if (read_number(fd, c->name, attr_name[i], &c->v[i]))
+		if (read_number(fd, c->name, attr_name[i], &c->v[i],
+				i == A_SLABS ? 'N' : 0))
 			goto out;
 	if (c->v[A_ORDER] > MAX_ORDER_SANE) {
 		file_prefix(c->name, attr_name[A_ORDER]);
@@ -1423,7 +1430,7 @@ int main(int argc, char **argv)
 	}
 	if (mode == M_NUMA) {
 		fprintf(stderr,
-			"slqbinfo: -n: SLQB exports no per-node breakdown in %s; no NUMA information available\n",
+			"slqbinfo: -n: no per-node view yet; each cache's slabs file in %s ends with its slabs per node (N<node>=<slabs>)\n",
 			root);
 		return 1;
 	}

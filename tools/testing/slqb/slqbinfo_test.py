@@ -637,6 +637,25 @@ def test_broken(c, t, tmp):
 	c.check('a negative number is reported',
 	        'dentry/objects: not a number: "-5"' in err and rc == 1,
 	        repr(err))
+	dentry = cache_values(CACHES['dentry'])
+	write(os.path.join(odd, 'dentry', 'objects'), '%d\n' % dentry['objects'])
+	write(os.path.join(odd, 'dentry', 'slabs'),
+	      '%d N0=%d N2=%d\n' % (dentry['slabs'], dentry['slabs'] - 1, 1))
+	rc, out, err = t.run('-R', odd)
+	r = row_of(out, 'dentry')
+	c.check('slabs with per-node fields is read',
+	        rc == 0 and not err and r is not None and
+	        r[4].startswith('%d/' % dentry['slabs']),
+	        'rc %d %r %r' % (rc, r, err))
+	write(os.path.join(odd, 'dentry', 'slabs'), '%d N0=x\n' % dentry['slabs'])
+	rc, out, err = t.run('-R', odd)
+	c.check('a malformed per-node field of slabs is reported',
+	        rc == 1 and 'dentry/slabs: not a number' in err, repr(err))
+	write(os.path.join(odd, 'dentry', 'slabs'), '%d\n' % dentry['slabs'])
+	write(os.path.join(odd, 'dentry', 'objects'), '7 N0=7\n')
+	rc, out, err = t.run('-R', odd)
+	c.check('per-node fields are refused outside slabs',
+	        rc == 1 and 'dentry/objects: not a number' in err, repr(err))
 	# sysfs cuts a long stat file at PAGE_SIZE - 1, maybe inside a token
 	text = '100'
 	cpu = 0
@@ -698,8 +717,9 @@ def test_usage(c, t, tmp, full):
 		        p.returncode == 1 and b'writing the output' in p.stderr,
 		        'rc %d %r' % (p.returncode, p.stderr))
 	rc, out, err = t.run('-R', full, '-n')
-	c.check('-n: no per-node data, said clearly, exit 1',
-	        rc == 1 and 'no per-node' in err, 'rc %d %r' % (rc, err))
+	c.check('-n: no per-node view yet, said clearly, exit 1',
+	        rc == 1 and 'no per-node view' in err and 'N<node>=' in err,
+	        'rc %d %r' % (rc, err))
 	rc, out, err = t.run('-R', full, '-d')
 	c.check('-d: not supported, said clearly, exit 1',
 	        rc == 1 and 'debug' in err, 'rc %d %r' % (rc, err))
