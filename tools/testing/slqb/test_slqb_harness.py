@@ -36,6 +36,8 @@ import slqb_bench
 import slqb_bench_report
 import slqb_build
 import slqb_checks
+import slqb_boot
+import slqb_group_kernels
 import slqb_guest
 import slqb_initramfs
 import slqb_memhp
@@ -805,6 +807,68 @@ class MemhpTest(unittest.TestCase):
 		out = slqb_guest.step_output(lines, 'memhp-remove')
 		self.assertTrue(out[0].endswith('SLQB-GUEST: step memhp-remove'))
 		self.assertIn('memory30 (node2): offline try 5: write error', out[-2])
+
+	def outcome(self, lines, **record):
+		run = GuestRun(lines=lines, returncode=0, timed_out=False, elapsed=1.0)
+		shape = Shape(4, 2, True, True)
+		outcome = judge(run, BootRequest(shape=shape), 'c.log')
+		slqb_boot.judge_memhp(outcome, slqb_memhp.HotplugRecord(**record), 2)
+		return outcome
+
+	def test_judge_boot(self):
+		lines = fixture_lines('console-memhp-pass.txt')
+		done = dict(asked_add=True, added=['slqb-dimm0', 'slqb-dimm1'],
+			    asked_remove=[0, 2], removed=['slqb-dimm1', 'slqb-dimm0'])
+		self.assertEqual(self.outcome(lines, **done).errors, [])
+		left = [l.replace('N1=11', 'N1=10 N2=1') for l in lines]
+		errors = self.outcome(left, **done).errors
+		self.assertEqual(len(errors), 1)
+		self.assertIn('1 of 2 caches still have slabs on node 2', errors[0])
+		self.assertIn('dentry: N2=1', errors[0])
+		# Node 2 kept its memory: its slabs are no one's business.
+		kept = dict(done, asked_remove=[0], removed=['slqb-dimm1'])
+		self.assertEqual(self.outcome(left, **kept).errors, [])
+		none = [l for l in lines if 'slqb-memhp-slabs' not in l]
+		self.assertIn('no slqb-memhp-slabs lines', self.outcome(none, **done).errors[0])
+		errors = self.outcome(lines, errors=['QMP: device_add failed: X']).errors
+		self.assertIn('memory hotplug: QMP: device_add failed: X', errors[0])
+		self.assertIn('never asked for the dimms', errors[1])
+
+	def test_boots_checks(self):
+		boots = [b for b in slqb_group_kernels.BOOTS if b.memory_hotplug]
+		self.assertEqual(sorted(b.alloc for b in boots), ['slqb', 'slub'])
+		for boot in boots:
+			Shape(boot.cpus, boot.nodes, boot.memoryless, True).validate()
+			names = slqb_group_kernels.check_names(boot)
+			for name, _, _ in slqb_group_kernels.MEMHP_CHECKS:
+				self.assertIn(f'{boot.alloc} {boot.name}: {name}', names)
+
+	def test_memhp_problems(self):
+		lines = fixture_lines('console-memhp-pass.txt')
+		done = dict(asked_add=True, added=['slqb-dimm0', 'slqb-dimm1'],
+			    asked_remove=[0, 2], removed=['slqb-dimm1', 'slqb-dimm0'])
+		problems = slqb_group_kernels.memhp_problems
+		for _, steps, needs in slqb_group_kernels.MEMHP_CHECKS:
+			self.assertEqual(problems(self.outcome(lines, **done), steps, needs, 2),
+					 [], steps)
+		failed = [l.replace('memhp-local ok', 'memhp-local FAILED') for l in lines]
+		text = '\n'.join(problems(self.outcome(failed, **done),
+					  ('memhp-churn', 'memhp-local'), '', 2))
+		self.assertIn('step memhp-local FAILED', text)
+		self.assertIn('check node 2: PASS', text)	# the step's output
+		self.assertIn('Full console log: c.log', text)
+		half = dict(done, removed=['slqb-dimm1'])
+		self.assertIn('the harness removed', problems(
+			self.outcome(lines, **half), ('memhp-remove',), 'removed', 2)[0])
+		no_movable = dict(done, asked_remove=[2], removed=['slqb-dimm0'])
+		self.assertTrue(problems(self.outcome(lines, **no_movable),
+					 ('memhp-remove',), 'removed', 2))
+		self.assertIn('the harness plugged in', problems(
+			self.outcome(lines, asked_add=True, added=['slqb-dimm0']),
+			('memhp-online',), 'added', 2)[0])
+		cut = lines[:lines.index('SLQB-GUEST: step memhp-remove')]
+		self.assertIn('never finished step memhp-remove', problems(
+			self.outcome(cut, **done), ('memhp-remove',), 'removed', 2)[0])
 
 	def test_init_sh_knows_the_markers(self):
 		with open(os.path.join(os.path.dirname(slqb_guest.__file__), 'guest',
