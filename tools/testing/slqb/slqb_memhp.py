@@ -245,8 +245,10 @@ def parse_slabs(text: str) -> Tuple[int, Dict[int, int]]:
 
 def slabs_on_node(lines: List[str], node: int) -> Tuple[int, List[str]]:
 	"""(caches dumped, 'CACHE: N<node>=count' for those with slabs on node)
-	from the slqb-memhp-slabs lines of a console."""
-	caches, bad = 0, []
+	from the slqb-memhp-slabs lines of a console. Slabs files without any
+	per-node field (a NUMA kernel always has slabs somewhere) count as bad:
+	they could not show slabs on node either."""
+	caches, bad, per_node = 0, [], 0
 	for line in lines:
 		m = MEMHP_SLABS_RE.search(line)
 		if not m:
@@ -257,8 +259,12 @@ def slabs_on_node(lines: List[str], node: int) -> Tuple[int, List[str]]:
 		except ValueError as e:
 			bad.append(f'{m.group(1)}: {e}')
 			continue
+		per_node += 1 if nodes else 0
 		if nodes.get(node, 0):
 			bad.append(f'{m.group(1)}: N{node}={nodes[node]}')
+	if caches and not per_node:
+		bad.append(f'no slabs file of the {caches} caches has per-node '
+			   'N<id>= fields')
 	return caches, bad
 
 

@@ -798,6 +798,10 @@ class MemhpTest(unittest.TestCase):
 		self.assertIn('odd: not a slabs file', bad[1])
 		self.assertEqual(len(bad), 2)
 		self.assertEqual(slqb_memhp.slabs_on_node(lines[:1], 2), (1, []))
+		totals = ['slqb-memhp-slabs kmalloc-64: 10', 'slqb-memhp-slabs dentry: 0']
+		caches, bad = slqb_memhp.slabs_on_node(totals, 2)
+		self.assertEqual((caches, len(bad)), (2, 1))
+		self.assertIn('no slabs file of the 2 caches has per-node', bad[0])
 
 	def test_step_results_and_output(self):
 		lines = fixture_lines('console-memhp.txt')
