@@ -5,10 +5,13 @@
  *
  * Loaded without parameters, it starts a kthread that, round after round,
  * creates a cache, allocates objects from it with __GFP_THISNODE on every
- * node that has normal memory at that moment, checks that each object
- * lies on the node asked for, frees them and destroys the cache, while
- * the guest onlines hot-added memory blocks. Unloading it stops the
- * kthread and prints the counts with a verdict:
+ * node that has normal memory at that moment and checks that each object
+ * lies on the node asked for, while the guest onlines hot-added memory
+ * blocks. The last CHURN_CACHES caches stay, with some of their objects:
+ * a cache made while a node came online thus lives on through CPU
+ * hotplug, and its objects are freed later, maybe on another CPU, before
+ * it is destroyed. Unloading it stops the kthread, frees and destroys
+ * what is left and prints the counts with a verdict:
  *
  *   slqb_memhp: churn: PASS rounds=... allocs=... wrong_node=0 ...
  *
@@ -33,7 +36,9 @@
 #include <linux/nodemask.h>
 #include <linux/slab.h>
 
-#define CHURN_OBJECTS	16
+#define CHURN_OBJECTS	16	/* per node and round */
+#define CHURN_CACHES	8	/* caches alive at a time */
+#define CHURN_HELD	32	/* objects each of them keeps */
 #define CHECK_OBJECTS	64
 #define NAME_LEN	32
 
@@ -51,7 +56,14 @@ struct churn_stats {
 	nodemask_t seen;		/* nodes allocated from */
 };
 
+struct churn_slot {
+	struct kmem_cache *cache;
+	unsigned int held;
+	void *objs[CHURN_HELD];
+};
+
 static struct churn_stats stats;
+static struct churn_slot slots[CHURN_CACHES];
 static struct task_struct *churn_task;
 
 /* A constructor makes the cache unmergeable: each round gets a new one. */
@@ -65,13 +77,13 @@ static int obj_nid(const void *obj)
 	return folio_nid(virt_to_folio(obj));
 }
 
-static void churn_node(struct kmem_cache *cache, int nid)
+static void churn_node(struct churn_slot *slot, int nid)
 {
 	void *objs[CHURN_OBJECTS];
 	int i, n = 0;
 
 	for (i = 0; i < CHURN_OBJECTS; i++) {
-		void *obj = kmem_cache_alloc_node(cache, GFP_KERNEL |
+		void *obj = kmem_cache_alloc_node(slot->cache, GFP_KERNEL |
 						  __GFP_THISNODE | __GFP_NOWARN,
 						  nid);
 
@@ -83,36 +95,53 @@ static void churn_node(struct kmem_cache *cache, int nid)
 		if (obj_nid(obj) != nid && !stats.wrong_node++)
 			pr_err("churn: asked node %d, got an object on node %d\n",
 			       nid, obj_nid(obj));
-		objs[n++] = obj;
+		if (slot->held < CHURN_HELD)
+			slot->objs[slot->held++] = obj;
+		else
+			objs[n++] = obj;
 	}
 	while (n)
-		kmem_cache_free(cache, objs[--n]);
+		kmem_cache_free(slot->cache, objs[--n]);
+}
+
+/* Frees what @slot kept and destroys its cache. */
+static void retire(struct churn_slot *slot)
+{
+	if (!slot->cache)
+		return;
+	while (slot->held)
+		kmem_cache_free(slot->cache, slot->objs[--slot->held]);
+	kmem_cache_destroy(slot->cache);
+	slot->cache = NULL;
 }
 
 static int churn_fn(void *unused)
 {
 	char name[NAME_LEN];
+	int i;
 
 	while (!kthread_should_stop()) {
+		struct churn_slot *slot = &slots[stats.rounds % CHURN_CACHES];
 		unsigned int size = 32U << (stats.rounds % 5);
-		struct kmem_cache *cache;
 		int nid;
 
+		retire(slot);
 		snprintf(name, sizeof(name), "slqb_memhp_%lu", stats.rounds);
-		cache = kmem_cache_create(name, size, 0, 0, churn_ctor);
-		if (!cache) {
+		slot->cache = kmem_cache_create(name, size, 0, 0, churn_ctor);
+		if (!slot->cache) {
 			stats.create_failed++;
 			usleep_range(10000, 20000);
 			continue;
 		}
 		for_each_node_state(nid, N_NORMAL_MEMORY) {
 			node_set(nid, stats.seen);
-			churn_node(cache, nid);
+			churn_node(slot, nid);
 		}
-		kmem_cache_destroy(cache);
 		stats.rounds++;
 		usleep_range(500, 1000);
 	}
+	for (i = 0; i < CHURN_CACHES; i++)
+		retire(&slots[i]);
 	return 0;
 }
 
