@@ -25,8 +25,8 @@ DESCRIPTION = """SLQB test harness: build Linux 6.1 with the SLQB series in patc
 and the new files of this repository, boot it in QEMU, and judge the boot.
 
   slqb.py boot [--alloc slqb|slub|slab|slob] [--cpus N] [--nodes N]
-               [--memoryless-node] [--kconfig CONFIG_X=y ...] [--append ARGS]
-               [--shell] [--timeout S] [--stress S]
+               [--memoryless-node [--memory-hotplug]] [--kconfig CONFIG_X=y ...]
+               [--append ARGS] [--shell] [--timeout S] [--stress S]
   slqb.py apply DIR      lay the series and the new files over a 6.1 tree
   slqb.py test           everything CI runs
   slqb.py boot|test --arch arm64|i386   the same on another architecture
@@ -63,11 +63,18 @@ def cmd_boot(args: argparse.Namespace) -> int:
 	"""slqb boot: build (if needed) and boot one kernel."""
 	extras = tuple('='.join(parse_kconfig_option(o)) for o in args.kconfig)
 	spec = KernelSpec(args.alloc, extras, args.arch)
-	shape = Shape(args.cpus, args.nodes, args.memoryless_node)
+	shape = Shape(args.cpus, args.nodes, args.memoryless_node,
+		      args.memory_hotplug)
 	nr_cpus = dict(parse_kconfig_option(o) for o in extras).get('CONFIG_NR_CPUS')
 	shape.validate(int(nr_cpus) if nr_cpus else MAX_CPUS)
 	if args.timeout is not None and args.timeout <= 0:
 		raise SlqbError('--timeout must be more than 0 seconds', exit_code=2)
+	if args.memory_hotplug and args.arch != DEFAULT_ARCH:
+		raise SlqbError('--memory-hotplug is for x86_64 only (ACPI memory '
+				'devices)', exit_code=2)
+	if args.memory_hotplug and args.shell:
+		raise SlqbError('--memory-hotplug runs in the workload; it does not '
+				'go with --shell', exit_code=2)
 	if args.stress < 0:
 		raise SlqbError('--stress must be 0 (no stress-ng) or more seconds',
 				exit_code=2)
@@ -132,6 +139,10 @@ def parser() -> argparse.ArgumentParser:
 			  help='NUMA nodes with memory, 512M each (default: 1)')
 	boot.add_argument('--memoryless-node', action='store_true',
 			  help='add a NUMA node without memory that owns the last CPU')
+	boot.add_argument('--memory-hotplug', action='store_true',
+			  help='hot-add memory to the memoryless node and node 0 '
+			  'during the workload, then remove it (QEMU pc-dimms over '
+			  'QMP; needs --memoryless-node)')
 	boot.add_argument('--kconfig', action='append', default=[], metavar='CONFIG_X=V',
 			  help='extra config line, applied last (own build directory)')
 	boot.add_argument('--append', default='', metavar='ARGS',

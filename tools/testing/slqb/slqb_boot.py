@@ -4,15 +4,19 @@ judging the boot from its console."""
 
 import dataclasses
 import json
+import os
 import shlex
 from typing import List, Optional, Tuple
 
-from slqb_arch import arch_of
+from slqb_arch import DEFAULT_ARCH, arch_of
 from slqb_build import KernelSpec, build_kernel, config_value, configure
 from slqb_guest import boot_params, shape_params
 from slqb_host import BuildLock, wait_for_foreign_builds
 from slqb_initramfs import build_initramfs
+from slqb_memhp import (HotplugDriver, HotplugRecord, build_module,
+			guest_params, plan_dimms, record_errors, slabs_on_node)
 from slqb_qemu import GuestRun, Shape, qemu_command, run_guest
+from slqb_qmp import socket_path
 from slqb_report import (Finding, KtapReport, describe_finding,
 			 describe_guest_failure, describe_ktap_failures,
 			 find_bad_reports, guest_verdict, parse_ktap)
@@ -58,6 +62,7 @@ class BootOutcome:
 	findings: List[Finding]
 	ktap: KtapReport
 	errors: List[str]
+	memhp: Optional[HotplugRecord] = None
 
 	@property
 	def ok(self) -> bool:
@@ -102,6 +107,8 @@ def prepare_kernel(paths: Paths, spec: KernelSpec) -> Prepared:
 		configure(paths, spec, stamp, update.kconfig_digest)
 		wait_for_foreign_builds()
 		bzimage = build_kernel(paths, spec, base)
+		if spec.arch == DEFAULT_ARCH:
+			build_module(paths, spec)
 		initrd = build_initramfs(paths, spec)
 	nr_cpus = int(config_value(paths, spec, 'CONFIG_NR_CPUS') or 1)
 	return Prepared(spec=spec, base=base, bzimage=bzimage, initrd=initrd,
@@ -116,6 +123,7 @@ def kernel_cmdline(prepared: Prepared, req: BootRequest) -> str:
 	parts = [f'console={console}', 'panic=-1', 'printk.devkmsg=on',
 		 boot_params(req.mode, req.stress, prepared.spec.alloc),
 		 shape_params(shape.cpus, shape.total_nodes, shape.nodes),
+		 guest_params(shape) if shape.memory_hotplug else '',
 		 req.append]
 	return ' '.join(p for p in parts if p)
 
@@ -154,6 +162,27 @@ def judge(run: GuestRun, req: BootRequest, log_path: str) -> BootOutcome:
 			   findings=findings, ktap=ktap, errors=errors)
 
 
+def judge_memhp(outcome: BootOutcome, record: HotplugRecord,
+		kernel_node: int) -> None:
+	"""The hotplug's own problems, and slabs left on the node whose
+	memory went away, become errors of the boot."""
+	log_path = outcome.log_path
+	outcome.memhp = record
+	outcome.errors.extend(record_errors(record, log_path))
+	if record.asked_remove is None or kernel_node not in record.asked_remove:
+		return
+	caches, bad = slabs_on_node(outcome.run.lines, kernel_node)
+	if not caches:
+		outcome.errors.append('memory hotplug: the guest printed no '
+				      'slqb-memhp-slabs lines after the removal.\n'
+				      f'Full console log: {log_path}')
+	elif bad:
+		outcome.errors.append(f'memory hotplug: {len(bad)} of {caches} caches '
+				      f'still have slabs on node {kernel_node}, whose '
+				      f'memory was removed:\n{quote_lines(bad[:10])}\n'
+				      f'Full console log: {log_path}')
+
+
 def append_log(log_path: str, lines: List[str]) -> None:
 	"""Adds harness lines (prefixed '# slqb: ') to a console log."""
 	with open(log_path, 'a', encoding='utf-8') as f:
@@ -172,8 +201,18 @@ def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest,
 	"""
 	req.shape.validate(prepared.nr_cpus)
 	cmdline = kernel_cmdline(prepared, req)
+	driver = None
+	qmp = ''
+	if req.shape.memory_hotplug:
+		if prepared.spec.arch != DEFAULT_ARCH:
+			raise SlqbError('--memory-hotplug is for x86_64 only (ACPI memory '
+					'devices)', exit_code=2)
+		qmp = socket_path(paths.cache, f'qmp-{os.getpid()}.sock')
+		if os.path.exists(qmp):
+			os.unlink(qmp)
+		driver = HotplugDriver(qmp, plan_dimms(req.shape))
 	cmd = qemu_command(prepared.bzimage, prepared.initrd, req.shape, cmdline,
-			   icount=req.icount, arch=prepared.spec.arch)
+			   icount=req.icount, arch=prepared.spec.arch, qmp_socket=qmp)
 	kernel = prepared.spec.name
 	if name and name != kernel:
 		kernel = f'{name} ({kernel})'
@@ -185,8 +224,18 @@ def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest,
 	    ('; icount' if req.icount else '') + f'; guest mode {req.mode}' +
 	    (f'; timeout {fmt_duration(req.timeout)}' if req.timeout else ''))
 	log(f'console log: {log_path}')
-	run = run_guest(cmd, log_path, req.timeout, req.console)
+	try:
+		run = run_guest(cmd, log_path, req.timeout, req.console,
+				on_line=driver.on_line if driver else None)
+	finally:
+		record = driver.finish() if driver else None
+		if qmp and os.path.exists(qmp):
+			os.unlink(qmp)
 	outcome = judge(run, req, log_path)
+	if record is not None:
+		append_log(log_path, [f'memory hotplug: {a}' for a in record.actions] +
+			   [f'memory hotplug: ERROR: {e}' for e in record.errors])
+		judge_memhp(outcome, record, req.shape.nodes)
 	append_log(log_path, outcome.ktap.summary() +
 		   [f'verdict: {"PASS" if outcome.ok else "FAIL"} '
 		    f'({len(outcome.errors)} problems)'])

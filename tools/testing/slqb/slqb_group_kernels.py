@@ -14,11 +14,13 @@ from slqb_boot import (BootOutcome, BootRequest, Prepared, boot_kernel,
 		       patched_tree_has_slqb, prepare_kernel)
 from slqb_build import KernelSpec
 from slqb_checks import CheckFailed, Context, check_group
-from slqb_guest import fake_report_params, load_params, selftest_params
+from slqb_memhp import MOVABLE_NODE
+from slqb_guest import (fake_report_params, load_params, selftest_params,
+			step_output, step_results)
 from slqb_qemu import Shape
 from slqb_report import (Allowed, kfence_suite, kfence_test_reports,
 			 strip_printk, unexpected_reports)
-from slqb_util import SlqbError
+from slqb_util import SlqbError, quote_lines
 
 
 @dataclasses.dataclass(frozen=True)
@@ -28,13 +30,16 @@ class Boot:
 	mode and stress go to the guest init (see guest/init.sh). expect is
 	'pass' (guest PASS, no bad kernel reports, KUnit all ok), 'report:LABEL'
 	(the harness must catch a report with that label, see slqb_report), or
-	'timeout' (the harness must stop QEMU and say so).
+	'timeout' (the harness must stop QEMU and say so). memory_hotplug
+	(needs memoryless) plugs memory in and out during the workload, as
+	`slqb boot --memory-hotplug` does, with checks of its own (MEMHP_CHECKS).
 	"""
 	alloc: str
 	name: str
 	cpus: int = 2
 	nodes: int = 1
 	memoryless: bool = False
+	memory_hotplug: bool = False
 	mode: str = 'boot'
 	stress: int = 10
 	append: str = ''
@@ -57,8 +62,10 @@ STRESS = 45
 BOOTS = [
 	Boot('slub', '4cpu-2node', cpus=4, nodes=2, stress=STRESS,
 	     append=SELFTESTS, selftests=True),
-	Boot('slub', '4cpu-2node-memoryless', cpus=4, nodes=2, memoryless=True,
-	     stress=STRESS),
+	# Memory comes to the memoryless node and to node 0 during the stress
+	# and goes again after it (slqb_memhp).
+	Boot('slub', '4cpu-2node-memoryless-memhp', cpus=4, nodes=2,
+	     memoryless=True, memory_hotplug=True, stress=STRESS),
 	# The harness catching what it must catch, on a real kernel:
 	Boot('slub', 'fake-BUG', mode='quick', append=fake_report_params('BUG'),
 	     expect='report:BUG:'),
@@ -67,8 +74,8 @@ BOOTS = [
 	     append=SELFTESTS, selftests=True),
 	Boot('slqb', '2cpu-1node', cpus=2, stress=STRESS),
 	Boot('slqb', '4cpu-1node', cpus=4, stress=STRESS),
-	Boot('slqb', '4cpu-2node-memoryless', cpus=4, nodes=2, memoryless=True,
-	     stress=STRESS),
+	Boot('slqb', '4cpu-2node-memoryless-memhp', cpus=4, nodes=2,
+	     memoryless=True, memory_hotplug=True, stress=STRESS),
 	# NUMA depends on SMP: this is also the x86_64 CONFIG_NUMA=n kernel.
 	Boot('slqb', '1cpu-nosmp', cpus=1, stress=STRESS,
 	     kconfig=('CONFIG_SMP=n',)),
@@ -98,6 +105,16 @@ SELFTEST_LINES = [
 	('test_xarray', re.compile(r'XArray: (\d+) of \1 tests passed')),
 ]
 
+# The checks of a memory_hotplug boot: (name, guest steps that must be
+# ok, what of the harness's own record must hold).
+MEMHP_CHECKS = [
+	('memory hot-added and onlined', ('memhp-online',), 'added'),
+	('node-local after hotplug', ('memhp-churn', 'memhp-local'), ''),
+	('memory offlined and removed', ('memhp-remove',), 'removed'),
+	('slab memory back after removal', ('memhp-slab-memory',), ''),
+	('no slabs on the removed node', ('memhp-slabs',), 'slabs'),
+]
+
 # KUnit suites whose every test case is reported as a check of its own.
 KUNIT_DETAIL = ('slqb', 'overflow')
 
@@ -116,7 +133,10 @@ def check_names(boot: Boot) -> List[str]:
 	prefix = f'{boot.alloc} {boot.name}'
 	if boot.expect == 'pass':
 		return [f'{prefix}: guest PASS', f'{prefix}: no bad kernel reports',
-			f'{prefix}: KUnit all ok'] + (detail_checks(boot) if boot.selftests else [])
+			f'{prefix}: KUnit all ok'] + \
+			(detail_checks(boot) if boot.selftests else []) + \
+			([f'{prefix}: {c[0]}' for c in MEMHP_CHECKS]
+			 if boot.memory_hotplug else [])
 	if boot.expect == 'timeout':
 		return [f'{prefix}: timeout caught and reported']
 	if boot.expect == 'debug':
@@ -195,6 +215,57 @@ def judge_pass(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
 	ctx.check(kunit, kunit_ok)
 	if boot.selftests:
 		judge_selftests(ctx, boot, outcome)
+	if boot.memory_hotplug:
+		judge_memhp(ctx, boot, outcome)
+
+
+def memhp_problems(outcome: BootOutcome, steps: Tuple[str, ...],
+		   needs: str, kernel_node: int) -> List[str]:
+	"""Why one of MEMHP_CHECKS fails ([] when it holds); kernel_node is
+	the node that gained memory and must lose it again."""
+	record = outcome.memhp
+	if record is None:
+		return ['the boot ran without memory hotplug']
+	results = step_results(outcome.run.lines)
+	problems = []
+	for step in steps:
+		if step not in results:
+			problems.append(f'the guest never finished step {step}')
+		elif not results[step]:
+			problems.append(f'step {step} FAILED:\n' + quote_lines(
+				step_output(outcome.run.lines, step)[-15:]))
+	if needs == 'added' and len(record.added) != 2:
+		problems.append(f'the harness plugged in {record.added or "no dimms"}')
+	if needs == 'removed' and (MOVABLE_NODE not in (record.asked_remove or []) or
+				   len(record.removed) != len(record.asked_remove)):
+		problems.append(f'the guest asked to remove nodes {record.asked_remove}, '
+				f'the harness removed {record.removed or "nothing"}')
+	if needs == 'slabs':
+		problems += [e for e in outcome.errors if 'still have slabs' in e or
+			     'no slqb-memhp-slabs' in e]
+	if needs in ('added', 'removed'):
+		problems += [f'QMP: {e}' for e in record.errors]
+	if problems:
+		problems.append(f'Full console log: {outcome.log_path}')
+	return problems
+
+
+def judge_memhp(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
+	"""The MEMHP_CHECKS of a memory-hotplug boot."""
+	prefix = f'{boot.alloc} {boot.name}'
+	record = outcome.memhp
+	for name, steps, needs in MEMHP_CHECKS:
+		if needs == 'slabs' and record and boot.nodes not in (record.asked_remove or []):
+			ctx.skip(f'{prefix}: {name}', f'node {boot.nodes} kept its memory: '
+				 'its ZONE_NORMAL blocks stayed busy (best effort, see '
+				 'memhp_remove in guest/init.sh)')
+			continue
+
+		def holds(steps=steps, needs=needs) -> None:
+			problems = memhp_problems(outcome, steps, needs, boot.nodes)
+			if problems:
+				raise CheckFailed('\n'.join(problems))
+		ctx.check(f'{prefix}: {name}', holds)
 
 
 def judge_selftests(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
@@ -396,7 +467,8 @@ def judge_expected_failure(ctx: Context, boot: Boot, outcome: BootOutcome) -> No
 
 def run_boot(ctx: Context, prepared: Prepared, boot: Boot) -> None:
 	"""Boots one table entry and reports its checks."""
-	req = BootRequest(shape=Shape(boot.cpus, boot.nodes, boot.memoryless),
+	req = BootRequest(shape=Shape(boot.cpus, boot.nodes, boot.memoryless,
+				      boot.memory_hotplug),
 			  mode=boot.mode, stress=boot.stress, append=boot.append,
 			  timeout=boot.timeout,
 			  console='stream' if ctx.verbose else 'markers')

@@ -14,7 +14,7 @@ change to guest/init.sh has one place to follow it on the host.
 """
 
 import re
-from typing import Optional
+from typing import Dict, List, Optional
 
 PARAM_PREFIX = 'slqbtest.'
 PARAM_NAME_RE = re.compile(r'^[a-z]+$')
@@ -24,6 +24,7 @@ GUEST_MODES = ('boot', 'quick', 'shell', 'hang', 'modules', 'bench')
 MARKER = 'SLQB-GUEST: '
 VERDICT_RE = re.compile(r'SLQB-GUEST: (PASS|FAIL)\b ?(.*)')
 STEP_FAILED_RE = re.compile(r'SLQB-GUEST: step .* FAILED')
+STEP_END_RE = re.compile(r'SLQB-GUEST: step (\S+) (ok|FAILED)\b')
 BENCH_RE = re.compile(r'SLQB-BENCH (\w+)((?: [\w.-]+=\S*)*)\s*$')
 BENCH_PAIR_RE = re.compile(r'([\w.-]+)=(\S*)')
 
@@ -71,6 +72,15 @@ def bench_params(workloads: str, benchmod: str, hackbench: str, churn: int,
 		      churn=churn, iperf=iperf, statcases=statcases)
 
 
+def memhp_params(size_mb: int, kernel_node: int, movable_node: int) -> str:
+	"""Memory hotplug: the guest asks for size_mb pc-dimms ('memhp add'),
+	onlines the one on kernel_node as online_kernel and the one on
+	movable_node as online_movable, and later offlines them and asks for
+	their removal ('memhp remove nodeN ...')."""
+	return params(memhp=size_mb, memhpkernel=kernel_node,
+		      memhpmovable=movable_node)
+
+
 def selftest_params() -> str:
 	"""Load the kernel's own slab self-test modules."""
 	return params(selftests=1)
@@ -92,7 +102,39 @@ def fake_report_params(kind: str) -> str:
 
 # ---------------------------------------------------------------- guest to host
 
+# What the guest says to have memory plugged in and taken out again.
+MEMHP_ADD = 'memhp add'
+MEMHP_REMOVE_RE = re.compile(r'^memhp remove((?: node\d+)*)\s*$')
+# After the removal the guest prints each cache's `slabs` file on a line
+# 'slqb-memhp-slabs CACHE: TOTAL N0=a N1=b' (not a marker: there are many).
+MEMHP_SLABS_RE = re.compile(r'slqb-memhp-slabs (\S+): (.*)$')
+
 def marker_text(line: str) -> Optional[str]:
 	"""What the guest said on a 'SLQB-GUEST: ' line (None on other lines)."""
 	at = line.find(MARKER)
 	return None if at < 0 else line[at + len(MARKER):]
+
+
+def step_results(lines: List[str]) -> Dict[str, bool]:
+	"""Whether each step the guest ended was ok (the last run of a name)."""
+	results = {}
+	for line in lines:
+		m = STEP_END_RE.search(line)
+		if m:
+			results[m.group(1)] = m.group(2) == 'ok'
+	return results
+
+
+def step_output(lines: List[str], name: str) -> List[str]:
+	"""The console lines of step name, from its start marker to its end."""
+	start = f'{MARKER}step {name}'
+	out: List[str] = []
+	for line in lines:
+		said = line.find(MARKER)
+		if said >= 0 and line[said:].rstrip() == start:
+			out = [line]
+		elif out:
+			out.append(line)
+			if STEP_END_RE.search(line) and STEP_END_RE.search(line).group(1) == name:
+				return out
+	return out

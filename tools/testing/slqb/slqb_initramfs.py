@@ -31,6 +31,10 @@ EXTRA_MODULES = ('lib/test_slqb_debug.ko', 'mm/kfence/kfence_test.ko')
 # and the tools of its system workloads.
 BENCH_MODULE = os.path.join('slqb-bench', 'slqb_bench.ko')
 BENCH_TOOLS = ('iperf3', 'perf')
+# The memory hotplug churn module (slqb_memhp), where slqb_memhp built it
+# and where guest/init.sh loads it from.
+MEMHP_MODULE = os.path.join('slqb-memhp', 'slqb_memhp.ko')
+MEMHP_GUEST_MODULE = '/lib/slqbtest-memhp/slqb_memhp.ko'
 
 
 class CpioList:
@@ -184,6 +188,9 @@ def describe_initramfs(paths: Paths, spec: KernelSpec,
 		if os.path.exists(host):
 			cpio.add_file('/lib/slqbtest-extra/' + os.path.basename(module),
 				      host, '0644')
+	memhp = os.path.join(spec.build_dir(paths), MEMHP_MODULE)
+	if os.path.exists(memhp):
+		cpio.add_file(MEMHP_GUEST_MODULE, memhp, '0644')
 	if bench:
 		add_bench_files(cpio, paths, spec)
 	applets = run([busybox, '--list-full'], timeout=60).stdout.split()

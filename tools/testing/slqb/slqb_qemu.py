@@ -10,7 +10,7 @@ import dataclasses
 import subprocess
 import sys
 import time
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
 from slqb_arch import DEFAULT_ARCH, arch_of
 from slqb_guest import VERDICT_RE, marker_text
@@ -20,6 +20,9 @@ QEMU = 'qemu-system-x86_64'
 MEM_PER_NODE_MB = 512
 MAX_CPUS = 8		# CONFIG_NR_CPUS in configs/base.config
 MAX_NODES = 8
+# --memory-hotplug: room for pc-dimms beyond the boot memory (-m ...,slots=,maxmem=)
+HOTPLUG_SLOTS = 4
+HOTPLUG_MAXMEM = '4G'
 VERDICT_GRACE_S = 60	# from the verdict line to QEMU's exit
 TERMINAL_RESET = '\x1b[?7h\x1b[0m'	# line wrap on, attributes off
 
@@ -30,10 +33,13 @@ class Shape:
 
 	CPUs are spread over the nodes that have memory in contiguous runs.
 	With memoryless, one more node, without memory, owns the last CPU.
+	memory_hotplug leaves QEMU room to hot-add pc-dimms (slqb_memhp), and
+	needs the memoryless node: it is the node that gains memory.
 	"""
 	cpus: int = 2
 	nodes: int = 1
 	memoryless: bool = False
+	memory_hotplug: bool = False
 
 	def validate(self, max_cpus: int = MAX_CPUS) -> None:
 		"""Refuses shapes QEMU or the kernel config cannot give."""
@@ -51,6 +57,10 @@ class Shape:
 			raise SlqbError(f'--cpus {self.cpus} is too few for {self.nodes} '
 					f'node(s){extra}: every node gets at least one CPU, '
 					f'so use --cpus {need} or more', exit_code=2)
+		if self.memory_hotplug and not self.memoryless:
+			raise SlqbError('--memory-hotplug needs --memoryless-node: the '
+					'memoryless node is the one that gains memory '
+					'(and loses it again)', exit_code=2)
 
 	@property
 	def total_nodes(self) -> int:
@@ -70,9 +80,11 @@ class Shape:
 		return nodes
 
 	def label(self) -> str:
-		"""'2cpu-2node' or '4cpu-2node-memoryless'."""
+		"""'2cpu-2node', '4cpu-2node-memoryless' or
+		'4cpu-2node-memoryless-memhp'."""
 		text = f'{self.cpus}cpu-{self.nodes}node'
-		return text + ('-memoryless' if self.memoryless else '')
+		text += '-memoryless' if self.memoryless else ''
+		return text + ('-memhp' if self.memory_hotplug else '')
 
 	def describe(self) -> str:
 		"""'2 CPUs; node0: cpu0, 512M; node1: cpu1, no memory'."""
@@ -81,13 +93,19 @@ class Shape:
 			cpus = f'cpu{first}' if first == last else f'cpu{first}-{last}'
 			parts.append(f'node{node}: {cpus}, ' +
 				     (f'{MEM_PER_NODE_MB}M' if memory else 'no memory'))
+		if self.memory_hotplug:
+			parts.append(f'memory hotplug: {HOTPLUG_SLOTS} slots, '
+				     f'up to {HOTPLUG_MAXMEM}')
 		return '; '.join(parts)
 
 	def qemu_args(self) -> List[str]:
 		"""-m, -smp and the -object/-numa pairs for this shape."""
 		# One CPU per socket: CPUs sharing a socket (an LLC) on different
 		# nodes make the kernel WARN in topology_sane().
-		args = ['-m', f'{MEM_PER_NODE_MB * self.nodes}M',
+		memory = f'{MEM_PER_NODE_MB * self.nodes}M'
+		if self.memory_hotplug:
+			memory += f',slots={HOTPLUG_SLOTS},maxmem={HOTPLUG_MAXMEM}'
+		args = ['-m', memory,
 			'-smp', f'{self.cpus},sockets={self.cpus},cores=1,threads=1']
 		for node, first, last, memory in self.layout():
 			numa = f'node,nodeid={node},cpus={first}-{last}'
@@ -100,19 +118,23 @@ class Shape:
 
 
 def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
-		 icount: bool = False, arch: str = DEFAULT_ARCH) -> List[str]:
+		 icount: bool = False, arch: str = DEFAULT_ARCH,
+		 qmp_socket: str = '') -> List[str]:
 	"""The full qemu-system-x86_64 (or arch's QEMU) command line.
 
 	icount: one TCG thread and -icount shift=0,sleep=off, so that the guest
 	TSC counts guest instructions (one vCPU only: SMP bring-up hangs).
+	qmp_socket: a QMP server on this unix socket, for the harness to
+	hot-plug devices while the guest runs.
 	"""
 	if icount and shape.cpus != 1:
 		raise SlqbError(f'-icount needs 1 vCPU, not {shape.cpus}', exit_code=2)
+	qmp = ['-qmp', f'unix:{qmp_socket},server=on,wait=off'] if qmp_socket else []
 	accel = ['-accel', 'tcg', '-icount', 'shift=0,sleep=off'] if icount \
 		else ['-accel', 'tcg,thread=multi']
 	machine = arch_of(arch).qemu
 	return [machine[0], *accel, *machine[1:],
-		*shape.qemu_args(), '-nographic', '-no-reboot',
+		*shape.qemu_args(), *qmp, '-nographic', '-no-reboot',
 		'-kernel', bzimage, '-initrd', initrd, '-append', append]
 
 
@@ -126,11 +148,13 @@ class GuestRun:
 
 
 def run_guest(cmd: Sequence[str], log_path: str, timeout: Optional[float],
-	      console: str) -> GuestRun:
+	      console: str,
+	      on_line: Optional[Callable[[str], None]] = None) -> GuestRun:
 	"""Runs QEMU, logging the console; console is how the terminal sees it:
 
 	'stream' echoes everything, 'markers' only the guest's SLQB-GUEST lines,
 	'interactive' echoes everything and gives QEMU the terminal's stdin.
+	on_line sees each console line as it comes (it must not block).
 	"""
 	lines: List[str] = []
 	splitter = LineSplitter()
@@ -152,6 +176,8 @@ def run_guest(cmd: Sequence[str], log_path: str, timeout: Optional[float],
 				sys.stdout.flush()
 			for line in splitter.feed(data):
 				lines.append(line)
+				if on_line:
+					on_line(line)
 				said = marker_text(line)
 				if console == 'markers' and said is not None:
 					print('    guest: ' + said, flush=True)

@@ -17,6 +17,10 @@
 #   slqbtest.alloc=NAME       allocator of this kernel (slqb shows slqbinfo)
 #   slqbtest.cpus=N slqbtest.nodes=N slqbtest.memnodes=N   expected shape
 #   slqbtest.fake=BUG|WARNING print a fake kernel report (harness self-test)
+#   slqbtest.memhp=MB slqbtest.memhpkernel=N slqbtest.memhpmovable=N
+#       boot: memory hotplug (see memhp_add below): during the stress ask
+#             the harness for MB pc-dimms, online node N's for the kernel
+#             and the other node's movable; after it, offline and remove.
 #
 # Output lines for the harness start with "SLQB-GUEST: "; the last one is
 # "SLQB-GUEST: PASS" or "SLQB-GUEST: FAIL <failed steps>". The host side
@@ -197,6 +201,7 @@ hotplug_loop() {	# hotplug_loop FILE: offline/online a CPU until FILE goes
 
 stress_all() {	# stress-ng, hackbench and churn at once, CPUs coming and going
 	touch /tmp/stress-running
+	memhp_start
 	hotplug_loop /tmp/stress-running > /tmp/hotplug.out 2>&1 &
 	hp=$!
 	(while [ -e /tmp/stress-running ]; do
@@ -210,7 +215,215 @@ stress_all() {	# stress-ng, hackbench and churn at once, CPUs coming and going
 	wait $hb || rc=1
 	wait $hp || rc=1
 	cat /tmp/hotplug.out
+	memhp_wait
 	return $rc
+}
+
+# ------------------------------------------------------------ memory hotplug
+# The harness plugs in one pc-dimm on each of two nodes when asked with
+# "SLQB-GUEST: memhp add", and unplugs them after "SLQB-GUEST: memhp remove
+# nodeA nodeB" (tools/testing/slqb/slqb_memhp.py). Their memory blocks
+# appear in and vanish from /sys/devices/system/memory (ACPI), offline:
+# this init onlines and offlines them itself.
+
+MEMDIR=/sys/devices/system/memory
+MEMHP_MOD=/lib/slqbtest-memhp/slqb_memhp.ko
+
+memhp_on() {
+	[ -n "$(param memhp "")" ]
+}
+
+in_list() {	# in_list N "0-2,5": whether a sysfs list names N
+	for part in $(echo "$2" | tr ',' ' '); do
+		case "$part" in
+		*-*) [ "$1" -ge "${part%-*}" ] && [ "$1" -le "${part#*-}" ] && return 0 ;;
+		*) [ "$1" = "$part" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+
+node_blocks() {	# node_blocks NODE: the memory blocks (memoryN) of NODE
+	for link in $MEMDIR/memory*/node$1; do
+		[ -e "$link" ] || continue
+		link=${link%/node*}
+		echo "${link##*/}"
+	done
+}
+
+new_blocks() {	# new_blocks NODE: NODE's blocks that were not there at boot
+	for b in $(node_blocks "$1"); do
+		grep -qx "$b" /tmp/memhp-boot-blocks || echo "$b"
+	done
+}
+
+node_mem_kb() {	# node_mem_kb NODE: MemTotal of NODE in kB
+	awk '/MemTotal/ { print $4 }' "/sys/devices/system/node/node$1/meminfo"
+}
+
+wait_blocks() {	# wait_blocks NODE COUNT: until NODE has COUNT new blocks (60 s)
+	t=0
+	while [ "$(new_blocks "$1" | wc -l)" -ne "$2" ]; do
+		[ $t -lt 60 ] || { echo "node$1: $(new_blocks "$1" | wc -l)" \
+			"new memory blocks after 60 s, want $2"; return 1; }
+		sleep 1
+		t=$(( t + 1 ))
+	done
+	echo "node$1: new memory blocks $(new_blocks "$1" | tr '\n' ' ')after ${t}s"
+}
+
+online_blocks() {	# online_blocks NODE HOW: echo HOW to NODE's new blocks
+	for b in $(new_blocks "$1"); do
+		echo "$2" > "$MEMDIR/$b/state" ||
+			{ echo "$b (node$1): $2 refused"; return 1; }
+		[ "$(cat "$MEMDIR/$b/state")" = online ] || return 1
+		echo "$b (node$1): $2: zone $(cat "$MEMDIR/$b/valid_zones")"
+	done
+}
+
+memhp_add() {	# ask for the dimms, wait for their blocks, online them
+	kern=$(param memhpkernel "")
+	mov=$(param memhpmovable "")
+	size=$(( $(param memhp 0) * 1024 * 1024 ))
+	per=$(( size / $(printf '%d' "0x$(cat $MEMDIR/block_size_bytes)") ))
+	say "memhp add" > /dev/console	# our output goes to a file
+	wait_blocks "$kern" $per && wait_blocks "$mov" $per || return 1
+	online_blocks "$kern" online_kernel || return 1
+	online_blocks "$mov" online_movable || return 1
+	grep -q Movable "$MEMDIR/$(new_blocks "$mov" | head -1)/valid_zones" ||
+		{ echo "node$mov: the movable blocks are not in ZONE_MOVABLE"; return 1; }
+	in_list "$kern" "$(cat /sys/devices/system/node/has_normal_memory)" ||
+		{ echo "node$kern did not gain normal memory"; return 1; }
+	now=$(slab_kb MemTotal)
+	echo "MemTotal $MEMHP_TOTAL kB -> $now kB; node$kern: $(node_mem_kb "$kern") kB," \
+	     "has_normal_memory $(cat /sys/devices/system/node/has_normal_memory)"
+	[ $(( now - MEMHP_TOTAL )) -eq $(( 2 * size / 1024 )) ] ||
+		{ echo "MemTotal grew by $(( now - MEMHP_TOTAL )) kB, want $(( 2 * size / 1024 ))"; return 1; }
+}
+
+memhp_start() {	# in stress_all: the churn module, then memhp_add meanwhile
+	memhp_on || return 0
+	ls $MEMDIR | grep '^memory[0-9]' > /tmp/memhp-boot-blocks
+	MEMHP_TOTAL=$(slab_kb MemTotal)
+	insmod $MEMHP_MOD || echo "insmod slqb_memhp failed" > /tmp/memhp-churn.err
+	sleep 2
+	(memhp_add; echo $? > /tmp/memhp-add.rc) > /tmp/memhp-add.out 2>&1 &
+	MEMHP_PID=$!
+}
+
+memhp_wait() {	# in stress_all: let memhp_add finish
+	memhp_on || return 0
+	wait $MEMHP_PID
+}
+
+memhp_online_result() {	# step: what memhp_add did during the stress
+	cat /tmp/memhp-add.out
+	[ "$(cat /tmp/memhp-add.rc 2>/dev/null)" = 0 ]
+}
+
+memhp_stop_churn() {	# step: unload the churn module, read its verdict
+	[ ! -e /tmp/memhp-churn.err ] || { cat /tmp/memhp-churn.err; return 1; }
+	rmmod slqb_memhp || return 1
+	line=$(dmesg | grep -E 'slqb_memhp: churn: (PASS|FAIL)' | tail -1)
+	echo "${line#*] }"
+	case "$line" in
+	*"churn: PASS"*) return 0 ;;
+	*) return 1 ;;
+	esac
+}
+
+memhp_check_local() {	# step: the node that gained memory is served locally
+	kern=$(param memhpkernel "")
+	insmod $MEMHP_MOD check_node="$kern" || return 1
+	rmmod slqb_memhp
+	dmesg | grep "slqb_memhp: check node $kern:" | sed 's/^.*] //'
+	dmesg | grep -q "slqb_memhp: check node $kern: PASS"
+}
+
+offline_node() {	# offline_node NODE: offline NODE's new blocks, retrying
+	for b in $(new_blocks "$1"); do
+		try=1
+		until echo offline > "$MEMDIR/$b/state" 2>/tmp/offline.err; do
+			echo "$b (node$1): offline try $try: $(cat /tmp/offline.err)"
+			[ $try -lt 5 ] || return 1
+			shrink_caches
+			sleep 1
+			try=$(( try + 1 ))
+		done
+		echo "$b (node$1): offline (try $try)"
+	done
+}
+
+wait_gone() {	# wait_gone NODE: until NODE's new blocks are gone (60 s)
+	t=0
+	while [ -n "$(new_blocks "$1")" ]; do
+		[ $t -lt 60 ] || { echo "node$1: blocks $(new_blocks "$1" | tr '\n' ' ')" \
+			"still there 60 s after the removal"; return 1; }
+		sleep 1
+		t=$(( t + 1 ))
+	done
+	echo "node$1: the new blocks are gone after ${t}s"
+}
+
+memhp_remove() {	# step: offline the blocks, have the harness unplug the dimms
+	kern=$(param memhpkernel "")
+	mov=$(param memhpmovable "")
+	kept=0
+	rc=0
+	gone=""
+	# ZONE_MOVABLE blocks must go offline. Offlining ZONE_NORMAL is best
+	# effort: it fails (EBUSY) while unmovable pages sit there (slab
+	# pages, task stacks and page tables of tasks that ran on the node's
+	# CPU), and on SLUB it did every time here. So the memoryless node's
+	# dimm goes only if its blocks do, and stays online otherwise.
+	if offline_node "$mov"; then
+		gone=" node$mov"
+	else
+		echo "node$mov: its movable blocks did not go offline"
+		rc=1
+	fi
+	if offline_node "$kern"; then
+		gone="$gone node$kern"
+	else
+		echo "node$kern: ZONE_NORMAL blocks still in use: the dimm stays"
+		online_blocks_again "$kern" online_kernel || rc=1
+		kept=$(( $(param memhp 0) * 1024 ))
+	fi
+	[ -n "$gone" ] || return 1
+	say "memhp remove$gone"
+	for node in $gone; do
+		wait_gone "${node#node}" || rc=1
+	done
+	now=$(slab_kb MemTotal)
+	echo "MemTotal: $MEMHP_TOTAL kB before the dimms, $now kB now, $kept kB of" \
+	     "them kept"
+	[ "$now" -eq $(( MEMHP_TOTAL + kept )) ] || rc=1
+	case "$gone" in
+	*" node$kern"*)
+		echo "node$kern: MemTotal $(node_mem_kb "$kern") kB, has_memory" \
+		     "$(cat /sys/devices/system/node/has_memory)"
+		[ "$(node_mem_kb "$kern")" -eq 0 ] || rc=1
+		! in_list "$kern" "$(cat /sys/devices/system/node/has_memory)" || rc=1
+		;;
+	esac
+	return $rc
+}
+
+online_blocks_again() {	# online_blocks_again NODE HOW: what offline_node took
+	for b in $(new_blocks "$1"); do
+		[ "$(cat "$MEMDIR/$b/state")" = online ] && continue
+		echo "$2" > "$MEMDIR/$b/state" || return 1
+		echo "$b (node$1): $2 again"
+	done
+}
+
+memhp_slabs() {	# step: each cache's slabs file, for the harness to read
+	for d in /sys/kernel/slab/*; do
+		[ -L "$d" ] || [ ! -r "$d/slabs" ] && continue
+		# read, not $(cat): no fork per cache, which is slow under TCG
+		read -r line < "$d/slabs" || [ -n "$line" ] || return 1
+		echo "slqb-memhp-slabs ${d##*/}: $line"
+	done
 }
 
 run_stress_ng() {
@@ -502,10 +715,21 @@ bench)
 	step cpu-hotplug cpu_hotplug
 	step memcg run_in_memcg
 	step stress stress_all
+	if memhp_on; then
+		step memhp-online memhp_online_result
+		step memhp-churn memhp_stop_churn
+		step memhp-local memhp_check_local
+	fi
 	record_mem after
 	step shrink shrink_caches
 	record_mem shrunk
 	step slab-memory-returned mem_returned
+	if memhp_on; then
+		step memhp-remove memhp_remove
+		record_mem removed
+		step memhp-slab-memory mem_returned
+		step memhp-slabs memhp_slabs
+	fi
 	step tunables check_tunables
 	step slabinfo show_slabs
 	;;

@@ -1,0 +1,306 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Memory hotplug during a boot (`slqb boot --memory-hotplug`).
+
+QEMU starts with room for pc-dimms (Shape.memory_hotplug) and a QMP
+socket. When the guest prints 'SLQB-GUEST: memhp add', the harness plugs
+in one DIMM_MB dimm on the memoryless node (which so gains memory) and one
+on node 0, over QMP (object-add of a RAM backend, device_add of a pc-dimm).
+The guest sees their memory blocks appear in /sys/devices/system/memory
+(ACPI memory devices), onlines them, churns caches with the memhp module
+(memhp/slqb_memhp.c) meanwhile, offlines what it can and prints
+'SLQB-GUEST: memhp remove nodeA nodeB'; the harness then unplugs those
+dimms (device_del, DEVICE_DELETED) and the guest checks that the blocks
+and their memory are gone.
+
+The QMP work runs on a thread of its own, so that the console keeps
+being read while QEMU and the guest process an unplug.
+"""
+
+import dataclasses
+import os
+import queue
+import re
+import shlex
+import shutil
+import threading
+from typing import Dict, List, Optional, Tuple
+
+from slqb_build import KernelSpec, build_env, first_build_error
+from slqb_initramfs import MEMHP_MODULE as MODULE
+from slqb_guest import (MEMHP_ADD, MEMHP_REMOVE_RE, MEMHP_SLABS_RE,
+			marker_text, memhp_params)
+from slqb_qemu import Shape
+from slqb_qmp import QmpClient, QmpError
+from slqb_util import HARNESS_DIR, Paths, SlqbError, log, quote_lines, run, warn
+
+DIMM_MB = 256
+MOVABLE_NODE = 0
+UNPLUG_TIMEOUT_S = 60
+MODULE_SRC = os.path.join(HARNESS_DIR, 'memhp')
+MODULE_SOURCES = ('slqb_memhp.c', 'Kbuild', 'Makefile')
+
+
+@dataclasses.dataclass(frozen=True)
+class Dimm:
+	"""One pc-dimm the harness plugs in: its node and how it is onlined."""
+	node: int
+	zone: str		# 'kernel' (online_kernel) or 'movable'
+	index: int
+
+	@property
+	def device(self) -> str:
+		return f'slqb-dimm{self.index}'
+
+	@property
+	def memdev(self) -> str:
+		return f'slqb-dimm{self.index}-mem'
+
+
+def plan_dimms(shape: Shape) -> List[Dimm]:
+	"""The memoryless node's dimm (onlined for the kernel), node 0's
+	(onlined movable)."""
+	if not shape.memoryless:
+		raise SlqbError('memory hotplug needs a shape with a memoryless node',
+				exit_code=2)
+	memoryless = shape.nodes	# see Shape.layout
+	return [Dimm(node=memoryless, zone='kernel', index=0),
+		Dimm(node=MOVABLE_NODE, zone='movable', index=1)]
+
+
+def guest_params(shape: Shape) -> str:
+	"""The slqbtest.memhp* parameters of a memory-hotplug boot."""
+	dimms = {d.zone: d for d in plan_dimms(shape)}
+	return memhp_params(DIMM_MB, dimms['kernel'].node, dimms['movable'].node)
+
+
+def removal_request(said: str) -> Optional[List[int]]:
+	"""The nodes of a 'memhp remove node2 node0' marker text (None for
+	other text)."""
+	m = MEMHP_REMOVE_RE.match(said)
+	if not m:
+		return None
+	return [int(word[len('node'):]) for word in m.group(1).split()]
+
+
+# ---------------------------------------------------------------- QMP side
+
+@dataclasses.dataclass
+class HotplugRecord:
+	"""What the harness did over QMP during one boot."""
+	asked_add: bool = False
+	added: List[str] = dataclasses.field(default_factory=list)
+	asked_remove: Optional[List[int]] = None
+	removed: List[str] = dataclasses.field(default_factory=list)
+	actions: List[str] = dataclasses.field(default_factory=list)
+	errors: List[str] = dataclasses.field(default_factory=list)
+
+
+class HotplugDriver:
+	"""Acts on the guest's memhp markers; give on_line to run_guest."""
+
+	def __init__(self, socket_path: str, dimms: List[Dimm],
+		     unplug_timeout: float = UNPLUG_TIMEOUT_S) -> None:
+		self.socket_path = socket_path
+		self.dimms = dimms
+		self.unplug_timeout = unplug_timeout
+		self.record = HotplugRecord()
+		self.client: Optional[QmpClient] = None
+		self.jobs: 'queue.Queue[Optional[Tuple[str, List[int]]]]' = queue.Queue()
+		self.thread: Optional[threading.Thread] = None
+		self.lock = threading.Lock()
+
+	def on_line(self, line: str) -> None:
+		"""Queues the work a console line asks for."""
+		said = marker_text(line)
+		if said is None:
+			return
+		said = said.strip()
+		if said == MEMHP_ADD:
+			self.queue('add', [])
+		else:
+			nodes = removal_request(said)
+			if nodes is not None:
+				self.queue('remove', nodes)
+
+	def queue(self, what: str, nodes: List[int]) -> None:
+		if self.thread is None:
+			self.thread = threading.Thread(target=self.work, daemon=True,
+						       name='slqb-qmp')
+			self.thread.start()
+		self.jobs.put((what, nodes))
+
+	def note(self, text: str) -> None:
+		with self.lock:
+			self.record.actions.append(text)
+		log(f'memory hotplug: {text}')
+
+	def fail(self, text: str) -> None:
+		with self.lock:
+			self.record.errors.append(text)
+		log(f'memory hotplug: ERROR: {text}')
+
+	def work(self) -> None:
+		"""The QMP thread: one job at a time, until finish()."""
+		while True:
+			job = self.jobs.get()
+			if job is None:
+				return
+			what, nodes = job
+			try:
+				if self.client is None:
+					self.client = QmpClient.connect(self.socket_path)
+				if what == 'add':
+					self.add()
+				else:
+					self.remove(nodes)
+			except QmpError as e:
+				self.fail(str(e))
+
+	def add(self) -> None:
+		"""RAM backend plus pc-dimm for each planned dimm."""
+		self.record.asked_add = True
+		for dimm in self.dimms:
+			self.client.execute('object-add', {
+				'qom-type': 'memory-backend-ram', 'id': dimm.memdev,
+				'size': DIMM_MB << 20})
+			self.client.execute('device_add', {
+				'driver': 'pc-dimm', 'id': dimm.device,
+				'memdev': dimm.memdev, 'node': dimm.node})
+			self.record.added.append(dimm.device)
+			self.note(f'added {dimm.device}: {DIMM_MB}M on node {dimm.node}')
+		self.check_present([d.device for d in self.dimms], True)
+
+	def remove(self, nodes: List[int]) -> None:
+		"""device_del of the dimms on nodes; waits for DEVICE_DELETED."""
+		self.record.asked_remove = list(nodes)
+		dimms = [d for d in self.dimms if d.node in nodes]
+		unknown = sorted(set(nodes) - {d.node for d in dimms})
+		if unknown:
+			self.fail(f'the guest asked to remove dimms on nodes {unknown}, '
+				  'which got none')
+		for dimm in dimms:
+			self.client.execute('device_del', {'id': dimm.device})
+		for dimm in dimms:
+			try:
+				self.client.wait_event(
+					'DEVICE_DELETED',
+					lambda data, d=dimm: data.get('device') == d.device,
+					timeout=self.unplug_timeout)
+			except QmpError as e:
+				self.fail(f'{dimm.device} (node {dimm.node}): no '
+					  f'DEVICE_DELETED: {e}')
+				continue
+			self.client.execute('object-del', {'id': dimm.memdev})
+			self.record.removed.append(dimm.device)
+			self.note(f'removed {dimm.device} from node {dimm.node}')
+		self.check_present([d.device for d in dimms], False)
+
+	def check_present(self, devices: List[str], want: bool) -> None:
+		"""query-memory-devices must (not) list devices."""
+		listed = {entry.get('data', {}).get('id')
+			  for entry in self.client.execute('query-memory-devices')}
+		wrong = [d for d in devices if (d in listed) != want]
+		if wrong:
+			self.fail(f'query-memory-devices {"lacks" if want else "still lists"} '
+				  f'{", ".join(wrong)}')
+
+	def finish(self) -> HotplugRecord:
+		"""Stops the QMP thread (after its current job) and returns the record."""
+		if self.thread is not None:
+			self.jobs.put(None)
+			self.thread.join(timeout=self.unplug_timeout * len(self.dimms) + 30)
+			if self.thread.is_alive():
+				self.fail('the QMP thread did not finish its last job')
+		if self.client is not None:
+			self.client.close()
+		return self.record
+
+
+def record_errors(record: HotplugRecord, log_path: str) -> List[str]:
+	"""Problems of the hotplug itself, as error paragraphs of the boot."""
+	errors = [f'memory hotplug: {e}\nFull console log: {log_path}'
+		  for e in record.errors]
+	if not record.asked_add:
+		errors.append('memory hotplug: the guest never asked for the dimms '
+			      f'("SLQB-GUEST: {MEMHP_ADD}").\nFull console log: {log_path}')
+	return errors
+
+
+# ---------------------------------------------------------------- slabs files
+
+def parse_slabs(text: str) -> Tuple[int, Dict[int, int]]:
+	"""A /sys/kernel/slab/CACHE/slabs file: 'TOTAL N0=a N1=b' ->
+	(TOTAL, {0: a, 1: b}). SLUB and SLQB print the same fields."""
+	words = text.split()
+	if not words or not words[0].isdigit():
+		raise ValueError(f'not a slabs file: {text!r}')
+	nodes = {}
+	for word in words[1:]:
+		m = re.fullmatch(r'N(\d+)=(\d+)', word)
+		if not m:
+			raise ValueError(f'bad per-node field {word!r} in {text!r}')
+		nodes[int(m.group(1))] = int(m.group(2))
+	return int(words[0]), nodes
+
+
+def slabs_on_node(lines: List[str], node: int) -> Tuple[int, List[str]]:
+	"""(caches dumped, 'CACHE: N<node>=count' for those with slabs on node)
+	from the slqb-memhp-slabs lines of a console. Slabs files without any
+	per-node field (a NUMA kernel always has slabs somewhere) count as bad:
+	they could not show slabs on node either."""
+	caches, bad, per_node = 0, [], 0
+	for line in lines:
+		m = MEMHP_SLABS_RE.search(line)
+		if not m:
+			continue
+		caches += 1
+		try:
+			_, nodes = parse_slabs(m.group(2))
+		except ValueError as e:
+			bad.append(f'{m.group(1)}: {e}')
+			continue
+		per_node += 1 if nodes else 0
+		if nodes.get(node, 0):
+			bad.append(f'{m.group(1)}: N{node}={nodes[node]}')
+	if caches and not per_node:
+		bad.append(f'no slabs file of the {caches} caches has per-node '
+			   'N<id>= fields')
+	return caches, bad
+
+
+# ---------------------------------------------------------------- the module
+
+def module_path(paths: Paths, spec: KernelSpec) -> str:
+	return os.path.join(spec.build_dir(paths), MODULE)
+
+
+def build_module(paths: Paths, spec: KernelSpec) -> str:
+	"""Copies memhp/ into <build>/slqb-memhp and builds slqb_memhp.ko
+	there against the kernel (W=1), unless it is newer than its sources
+	and the kernel. Returns the .ko path. The caller holds the build lock."""
+	build = spec.build_dir(paths)
+	ko = module_path(paths, spec)
+	mod_dir = os.path.dirname(ko)
+	os.makedirs(mod_dir, exist_ok=True)
+	for name in MODULE_SOURCES:
+		src, dst = os.path.join(MODULE_SRC, name), os.path.join(mod_dir, name)
+		if not os.path.exists(dst) or open(src, 'rb').read() != open(dst, 'rb').read():
+			shutil.copyfile(src, dst)
+	inputs = [os.path.join(mod_dir, n) for n in MODULE_SOURCES] + \
+		[os.path.join(build, 'Module.symvers')]
+	newest = max(os.path.getmtime(p) for p in inputs if os.path.exists(p))
+	if os.path.exists(ko) and os.path.getmtime(ko) >= newest:
+		return ko
+	cmd = ['make', '-C', paths.work, f'O={build}', f'M={mod_dir}', 'W=1',
+	       'CC=ccache gcc', 'modules']
+	proc = run(cmd, timeout=600, env=build_env(paths), check=False)
+	lines = proc.stdout.splitlines()
+	if proc.returncode != 0:
+		raise SlqbError(f'the memhp module does not build against {spec.name}:\n'
+				f'{quote_lines(first_build_error(lines))}\n'
+				f'$ {shlex.join(cmd)}')
+	warnings = [l for l in lines if 'warning:' in l]
+	if warnings:
+		warn('the memhp module builds with warnings:\n' + quote_lines(warnings[:10]))
+	log(f'memhp module: {ko}')
+	return ko
