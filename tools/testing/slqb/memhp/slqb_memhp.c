@@ -15,6 +15,10 @@
  *
  *   slqb_memhp: churn: PASS rounds=... allocs=... wrong_node=0 ...
  *
+ * It also makes one cache in the window of the first block of a node that
+ * gains normal memory, from a memory notifier, and checks in MEM_ONLINE that
+ * the cache serves that node (the "window=<bad>/<objects>" of the verdict).
+ *
  * Loaded with check_node=N, it checks once that node N is served from its
  * own memory by a new cache and by kmalloc_node(), and prints
  *
@@ -31,6 +35,7 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
+#include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
@@ -203,15 +208,74 @@ static void check_local(int nid)
 		nid, bad ? "FAIL" : "PASS", bad);
 }
 
+/*
+ * The window of a node's first memory block: a cache created after the
+ * allocator's own MEM_GOING_ONLINE callback ran, and before the node joins
+ * N_NORMAL_MEMORY, must serve the node once its memory is online. This
+ * notifier runs after the slab allocator's, makes such a cache there, and
+ * allocates from it with __GFP_THISNODE in MEM_ONLINE.
+ */
+static struct kmem_cache *window_cache;
+static int window_nid = NUMA_NO_NODE;
+static unsigned long window_objects, window_bad;
+
+static int window_callback(struct notifier_block *nb, unsigned long action,
+			   void *arg)
+{
+	struct memory_notify *mn = arg;
+	void *objs[CHECK_OBJECTS];
+	int i;
+
+	if (action == MEM_GOING_ONLINE && mn->status_change_nid_normal >= 0 &&
+	    !window_cache) {
+		window_cache = kmem_cache_create("slqb_memhp_window", 128, 0, 0,
+						 churn_ctor);
+		if (window_cache)
+			window_nid = mn->status_change_nid_normal;
+		return NOTIFY_OK;
+	}
+	if (action != MEM_ONLINE || !window_cache || window_objects ||
+	    mn->status_change_nid_normal != window_nid)
+		return NOTIFY_OK;
+	for (i = 0; i < CHECK_OBJECTS; i++) {
+		objs[i] = kmem_cache_alloc_node(window_cache, GFP_KERNEL |
+						__GFP_THISNODE | __GFP_NOWARN,
+						window_nid);
+		window_objects++;
+		if (!objs[i] || obj_nid(objs[i]) != window_nid)
+			window_bad++;
+	}
+	while (i--)
+		if (objs[i])
+			kmem_cache_free(window_cache, objs[i]);
+	if (window_bad)
+		pr_err("window: %lu of %lu objects of a cache made as node %d came online failed or were not on it\n",
+		       window_bad, window_objects, window_nid);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block window_nb = {
+	.notifier_call = window_callback,
+	.priority = SLAB_CALLBACK_PRI - 1,
+};
+
 static int __init slqb_memhp_init(void)
 {
+	int err;
+
 	if (check_node != NUMA_NO_NODE) {
 		check_local(check_node);
 		return 0;
 	}
+	err = register_memory_notifier(&window_nb);
+	if (err) {
+		pr_err("churn: FAIL: cannot register the memory notifier\n");
+		return err;
+	}
 	churn_task = kthread_run(churn_fn, NULL, "slqb_memhp");
 	if (IS_ERR(churn_task)) {
 		pr_err("churn: FAIL: cannot start the kthread\n");
+		unregister_memory_notifier(&window_nb);
 		return PTR_ERR(churn_task);
 	}
 	pr_info("churn: started on nodes %*pbl\n",
@@ -226,11 +290,14 @@ static void __exit slqb_memhp_exit(void)
 	if (!churn_task)
 		return;
 	kthread_stop(churn_task);
-	pass = stats.rounds && !stats.wrong_node && !stats.create_failed;
-	pr_info("churn: %s rounds=%lu allocs=%lu wrong_node=%lu no_memory=%lu create_failed=%lu nodes=%*pbl\n",
+	unregister_memory_notifier(&window_nb);
+	kmem_cache_destroy(window_cache);
+	pass = stats.rounds && !stats.wrong_node && !stats.create_failed &&
+	       window_objects && !window_bad;
+	pr_info("churn: %s rounds=%lu allocs=%lu wrong_node=%lu no_memory=%lu create_failed=%lu nodes=%*pbl window=%lu/%lu\n",
 		pass ? "PASS" : "FAIL", stats.rounds, stats.allocs,
 		stats.wrong_node, stats.no_memory, stats.create_failed,
-		nodemask_pr_args(&stats.seen));
+		nodemask_pr_args(&stats.seen), window_bad, window_objects);
 }
 
 module_init(slqb_memhp_init);
