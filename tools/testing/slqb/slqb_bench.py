@@ -58,6 +58,12 @@ BENCH_EXTRAS: Tuple[str, ...] = (
 	'CONFIG_SLQB_DEBUG=n',
 	'CONFIG_TEST_SLQB_DEBUG=n',
 	'CONFIG_PAGE_OWNER=n',
+	# A bench guest's RNG is not seeded yet (no entropy source under TCG,
+	# none at all with icount), so each get_random_u32() of a randomised
+	# new slab costs thousands of instructions there, for every allocator:
+	# that would swamp the rows. Measure it with a variant:
+	# --kernel NAME=ALLOC:CONFIG_SLAB_FREELIST_RANDOM=y
+	'CONFIG_SLAB_FREELIST_RANDOM=n',
 )
 BENCH_SRC = os.path.join(HARNESS_DIR, 'bench')
 BENCH_PACKAGES = ['iperf3', 'linux-perf', 'gnuplot-nox']
