@@ -243,6 +243,22 @@ static void run_on(struct kunit *test, int cpu, int (*fn)(void *), void *arg)
 	KUNIT_ASSERT_EQ(test, smp_call_on_cpu(cpu, fn, arg, false), 0);
 }
 
+/*
+ * A new cache whose LIFO on CPU 0 holds hiwater freed objects, with
+ * slab_mutex held so that the trim work leaves it alone; returns the list.
+ */
+static struct kmem_cache_list *full_lifo_locked(struct kunit *test,
+						struct slqb_test_ctx *ctx,
+						const char *name)
+{
+	ctx->s = test_cache(test, name, TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx->nr = ctx->s->hiwater;
+	mutex_lock(&slab_mutex);
+	run_on(test, 0, do_alloc, ctx);
+	run_on(test, 0, do_free, ctx);
+	return cpu_list(ctx->s, 0);
+}
+
 static int lifo_reuse_fn(void *arg)
 {
 	struct slqb_test_ctx *ctx = arg;
@@ -651,14 +667,8 @@ static void slqb_test_trim_contended(struct kunit *test)
 	unsigned int before;
 	int polls;
 
-	s = test_cache(test, "slqb_test_trim_busy", TEST_OBJ_SIZE, 0, 0, NULL);
-	ctx.s = s;
-	ctx.nr = s->hiwater;
-	l = cpu_list(s, 0);
-
-	mutex_lock(&slab_mutex);
-	run_on(test, 0, do_alloc, &ctx);
-	run_on(test, 0, do_free, &ctx);
+	l = full_lifo_locked(test, &ctx, "slqb_test_trim_busy");
+	s = ctx.s;
 	before = l->nr;
 	KUNIT_EXPECT_GT(test, before, 0U);
 	INIT_WORK_ONSTACK(&t.work, trim_pass_fn);
@@ -1359,14 +1369,8 @@ static void slqb_test_trim_idle(struct kunit *test)
 	struct kmem_cache *s;
 	unsigned int passes;
 
-	s = test_cache(test, "slqb_test_trim", TEST_OBJ_SIZE, 0, 0, NULL);
-	ctx.s = s;
-	ctx.nr = s->hiwater;
-	l = cpu_list(s, 0);
-
-	mutex_lock(&slab_mutex);
-	run_on(test, 0, do_alloc, &ctx);
-	run_on(test, 0, do_free, &ctx);
+	l = full_lifo_locked(test, &ctx, "slqb_test_trim");
+	s = ctx.s;
 	KUNIT_EXPECT_GT(test, l->nr, 0U);
 	for (passes = 0; l->nr && passes <= s->hiwater / s->freebatch; passes++)
 		run_on(test, 0, do_trim, &ctx);

@@ -23,15 +23,14 @@ import argparse
 import dataclasses
 import os
 import re
-import shlex
 import shutil
 import textwrap
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from slqb_boot import BootRequest, Prepared, boot_kernel, prepare_kernel
-from slqb_build import (ALLOCATORS, KernelSpec, build_env, config_value,
-			first_build_error, parse_kconfig_option)
+from slqb_build import (ALLOCATORS, KernelSpec, config_value, make_module,
+			parse_kconfig_option)
 from slqb_bench_report import (TCG_NOTE, Pairing, Parsed, Sample,
 			       aggregate, behind_best, collect, csv_text,
 			       format_table, parse_console, samples_csv,
@@ -205,17 +204,7 @@ def build_module(paths: Paths, spec: KernelSpec) -> str:
 		dst = os.path.join(mod_dir, name)
 		if not os.path.exists(dst) or open(src, 'rb').read() != open(dst, 'rb').read():
 			shutil.copyfile(src, dst)
-	cmd = ['make', '-C', paths.work, f'O={build}', f'M={mod_dir}', 'W=1',
-	       'CC=ccache gcc', 'modules']
-	proc = run(cmd, timeout=600, env=build_env(paths), check=False)
-	lines = proc.stdout.splitlines()
-	if proc.returncode != 0:
-		raise SlqbError(f'the bench module does not build against {spec.name}:\n'
-				f'{quote_lines(first_build_error(lines))}\n'
-				f'$ {shlex.join(cmd)}')
-	warnings = [l for l in lines if 'warning:' in l]
-	if warnings:
-		warn('the bench module builds with warnings:\n' + quote_lines(warnings[:10]))
+	make_module(paths, spec, mod_dir, 'bench')
 	return os.path.join(build, BENCH_MODULE)
 
 

@@ -11,6 +11,7 @@ kernel's merge_config.sh and checked afterwards.
 import dataclasses
 import os
 import re
+import shlex
 import subprocess
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -277,3 +278,19 @@ def build_kernel(paths: Paths, spec: KernelSpec, base: str) -> str:
 	log(f'build: done in {fmt_duration(time.monotonic() - start)} '
 	    f'({compiled} objects compiled or linked)')
 	return spec.bzimage(paths)
+
+
+def make_module(paths: Paths, spec: KernelSpec, mod_dir: str, what: str) -> None:
+	"""Builds the external module in mod_dir against spec's kernel (W=1).
+	A build error is an SlqbError quoting it; warnings are warned about."""
+	cmd = ['make', '-C', paths.work, f'O={spec.build_dir(paths)}', f'M={mod_dir}',
+	       'W=1', 'CC=ccache gcc', 'modules']
+	proc = run(cmd, timeout=600, env=build_env(paths), check=False)
+	lines = proc.stdout.splitlines()
+	if proc.returncode != 0:
+		raise SlqbError(f'the {what} module does not build against {spec.name}:\n'
+				f'{quote_lines(first_build_error(lines))}\n'
+				f'$ {shlex.join(cmd)}')
+	warnings = [l for l in lines if 'warning:' in l]
+	if warnings:
+		warn(f'the {what} module builds with warnings:\n' + quote_lines(warnings[:10]))

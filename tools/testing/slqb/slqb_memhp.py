@@ -20,18 +20,17 @@ import dataclasses
 import os
 import queue
 import re
-import shlex
 import shutil
 import threading
 from typing import Dict, List, Optional, Tuple
 
-from slqb_build import KernelSpec, build_env, first_build_error
+from slqb_build import KernelSpec, make_module
 from slqb_initramfs import MEMHP_MODULE as MODULE
 from slqb_guest import (MEMHP_ADD, MEMHP_REMOVE_RE, MEMHP_SLABS_RE,
 			marker_text, memhp_params)
 from slqb_qemu import Shape
 from slqb_qmp import QmpClient, QmpError
-from slqb_util import HARNESS_DIR, Paths, SlqbError, log, quote_lines, run, warn
+from slqb_util import HARNESS_DIR, Paths, SlqbError, log
 
 DIMM_MB = 256
 MOVABLE_NODE = 0
@@ -291,16 +290,6 @@ def build_module(paths: Paths, spec: KernelSpec) -> str:
 	newest = max(os.path.getmtime(p) for p in inputs if os.path.exists(p))
 	if os.path.exists(ko) and os.path.getmtime(ko) >= newest:
 		return ko
-	cmd = ['make', '-C', paths.work, f'O={build}', f'M={mod_dir}', 'W=1',
-	       'CC=ccache gcc', 'modules']
-	proc = run(cmd, timeout=600, env=build_env(paths), check=False)
-	lines = proc.stdout.splitlines()
-	if proc.returncode != 0:
-		raise SlqbError(f'the memhp module does not build against {spec.name}:\n'
-				f'{quote_lines(first_build_error(lines))}\n'
-				f'$ {shlex.join(cmd)}')
-	warnings = [l for l in lines if 'warning:' in l]
-	if warnings:
-		warn('the memhp module builds with warnings:\n' + quote_lines(warnings[:10]))
+	make_module(paths, spec, mod_dir, 'memhp')
 	log(f'memhp module: {ko}')
 	return ko
