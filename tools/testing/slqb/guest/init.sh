@@ -298,7 +298,8 @@ memhp_add() {	# ask for the dimms, wait for their blocks, online them
 	echo "MemTotal $MEMHP_TOTAL kB -> $now kB; node$kern: $(node_mem_kb "$kern") kB," \
 	     "has_normal_memory $(cat /sys/devices/system/node/has_normal_memory)"
 	[ $(( now - MEMHP_TOTAL )) -eq $(( 2 * size / 1024 )) ] ||
-		{ echo "MemTotal grew by $(( now - MEMHP_TOTAL )) kB, want $(( 2 * size / 1024 ))"; return 1; }
+		{ echo "MemTotal grew by $(( now - MEMHP_TOTAL )) kB," \
+		       "want $(( 2 * size / 1024 ))"; return 1; }
 }
 
 memhp_start() {	# in stress_all: the churn module, then memhp_add meanwhile
