@@ -167,9 +167,14 @@ record_mem() {	# record_mem LABEL: slab memory now, for the host to collect
 
 # After shrink and drop_caches, slab memory must be back within 10% (and
 # 512 kB for page-sized rounding) of where it was before the workload.
+# A memory hotplug boot allows 1 MB more: the memoryless node's dimm stays
+# (see memhp_remove), and the objects of what ran on its CPU now sit in
+# slabs of that node besides the partial slabs left on the others (SLUB
+# was once 56 kB over the plain bound there).
 mem_returned() {
 	now=$(slab_kb Slab)
 	limit=$(( MEM_BEFORE + MEM_BEFORE / 10 + 512 ))
+	! memhp_on || limit=$(( limit + 1024 ))
 	echo "slab memory: before $MEM_BEFORE kB, after shrink $now kB, limit $limit kB"
 	[ "$now" -le "$limit" ]
 }
