@@ -9,7 +9,8 @@ A sample is one number from one boot: kernel, run, metric, value. A metric
 is (group, case, object, unit, better): group 'icount' (single-CPU micro
 cases in a 1-vCPU QEMU with -icount: exact guest instructions per
 operation), 'tcg' (micro cases under multi-threaded TCG: wall-clock ns per
-operation), 'sys' (system workloads) or 'mem' (slab memory).
+operation, the median of a boot's rounds), 'tcg-min' (the same, the fastest
+round), 'tcg-cycles', 'sys' (system workloads) or 'mem' (slab memory).
 """
 
 import dataclasses
@@ -27,7 +28,11 @@ TCG_NOTE = ('Absolute times under TCG (QEMU without KVM) mean little: only '
 	    'ratios between kernels measured in the same run count. icount rows '
 	    'are exact guest instruction counts (deterministic, blind to cache '
 	    'misses and to what atomics cost on hardware); tcg, sys and mem rows '
-	    'are wall-clock or memory figures, noisy under TCG.')
+	    'are wall-clock or memory figures, noisy under TCG. A tcg row is the '
+	    'median of a boot\'s rounds, a tcg-min row its fastest round: under '
+	    'MTTCG a round runs in one of two modes about 2x apart, with every '
+	    'allocator, so the median depends on how the modes mixed and the '
+	    'minimum shows the fast mode.')
 
 # Units whose bigger values are better; everything else: lower is better.
 HIGHER_BETTER_UNITS = ('Mbit/s',)
@@ -88,17 +93,21 @@ def object_name(fields: Dict[str, str]) -> str:
 
 def micro_samples(kernel: str, run: int, group: str,
 		  fields: Dict[str, str]) -> List[Sample]:
-	"""The samples of one micro line: instructions (icount) or ns and
-	cycles (tcg)."""
+	"""The samples of one micro line: instructions (icount), or ns,
+	cycles and the fastest round's ns (tcg)."""
 	obj = object_name(fields)
 	case = fields['case']
 	if group == 'icount':
 		return [Sample(kernel, run, Metric(group, case, obj, 'instr/op'),
 			       float(fields['cycles_op']))]
-	return [Sample(kernel, run, Metric(group, case, obj, 'ns/op'),
-		       float(fields['ns_op'])),
-		Sample(kernel, run, Metric('tcg-cycles', case, obj, 'cycles/op'),
-		       float(fields['cycles_op']))]
+	out = [Sample(kernel, run, Metric(group, case, obj, 'ns/op'),
+		      float(fields['ns_op'])),
+	       Sample(kernel, run, Metric('tcg-cycles', case, obj, 'cycles/op'),
+		      float(fields['cycles_op']))]
+	if 'ns_min' in fields:
+		out.append(Sample(kernel, run, Metric('tcg-min', case, obj, 'ns/op'),
+				  float(fields['ns_min'])))
+	return out
 
 
 def parse_console(lines: Sequence[str], kernel: str, run: int,
@@ -188,7 +197,7 @@ def ratio(subject: Summary, baseline: Summary) -> Optional[Ratio]:
 		     max(per_run), len(per_run))
 
 
-GROUP_ORDER = ('icount', 'tcg', 'tcg-cycles', 'sys', 'mem')
+GROUP_ORDER = ('icount', 'tcg', 'tcg-min', 'tcg-cycles', 'sys', 'mem')
 
 
 def collect(samples: Iterable[Sample]) -> Dict[Metric, Dict[str, Summary]]:
@@ -227,7 +236,7 @@ def aggregate(samples: Sequence[Sample]) -> List[Sample]:
 	when in_summary()."""
 	out, acc = [], {}
 	for s in samples:
-		if s.metric.group in ('icount', 'tcg'):
+		if s.metric.group in ('icount', 'tcg', 'tcg-min'):
 			key = (s.kernel, s.run, s.metric.group, s.metric.case, s.metric.unit)
 			acc.setdefault(key, []).append(s.value)
 		elif in_summary(s.metric):

@@ -908,6 +908,8 @@ class BenchConsoleTest(unittest.TestCase):
 			('mem slab_pages boot', 'pages', 1000.0),
 			('tcg pair kmalloc-64', 'ns/op', 628.5),
 			('tcg-cycles pair kmalloc-64', 'cycles/op', 359.0),
+			# the fastest round, where the line has one
+			('tcg-min pair kmalloc-64', 'ns/op', 512.0),
 			('tcg pair cache-200', 'ns/op', 600.0),
 			('tcg-cycles pair cache-200', 'cycles/op', 349.0),
 			('sys hackbench-proc-sock', 's', 0.866),
@@ -986,6 +988,8 @@ class BenchMathsTest(unittest.TestCase):
 			   sample('k', 0, 'icount', 'pair', 'kmalloc-64', 'instr/op', 400.0),
 			   sample('k', 1, 'icount', 'pair', 'kmalloc-8', 'instr/op', 900.0),
 			   sample('k', 0, 'tcg-cycles', 'pair', 'kmalloc-8', 'cycles/op', 1.0),
+			   sample('k', 0, 'tcg-min', 'pair', 'kmalloc-8', 'ns/op', 2.0),
+			   sample('k', 0, 'tcg-min', 'pair', 'kmalloc-64', 'ns/op', 8.0),
 			   sample('k', 0, 'mem', 'Slab after-micro', '', 'kB', 5.0),
 			   sample('k', 0, 'mem', 'SUnreclaim after-micro', '', 'kB', 4.0),
 			   sample('k', 0, 'mem', 'SUnreclaim dropped', '', 'kB', 3.0),
@@ -993,10 +997,12 @@ class BenchMathsTest(unittest.TestCase):
 		got = {(s.run, s.metric.label): s.value
 		       for s in slqb_bench_report.aggregate(samples)}
 		self.assertEqual(set(got), {(0, 'icount pair geomean'), (1, 'icount pair geomean'),
+					    (0, 'tcg-min pair geomean'),
 					    (0, 'mem Slab after-micro'),
 					    (0, 'mem SUnreclaim dropped'), (0, 'sys churn')})
 		self.assertAlmostEqual(got[(0, 'icount pair geomean')], 200.0)
 		self.assertAlmostEqual(got[(1, 'icount pair geomean')], 900.0)
+		self.assertAlmostEqual(got[(0, 'tcg-min pair geomean')], 4.0)
 
 	def test_collect_orders_groups(self):
 		samples = [sample('a', 0, 'mem', 'Slab boot', '', 'kB', 1.0),
