@@ -292,10 +292,14 @@ static void slqb_test_lifo_reuse(struct kunit *test)
 
 struct flush_ctx {
 	struct slqb_test_ctx objs;
+	struct slqb_test_ctx rest;	/* what the LIFO held after objs */
 	unsigned int before, after, flushes;
 };
 
-/* Free objects one by one and record the first flush: its size and place. */
+/*
+ * Free objects one by one onto an empty LIFO and record the first flush:
+ * its size and place.
+ */
 static int flush_fn(void *arg)
 {
 	struct flush_ctx *fc = arg;
@@ -305,6 +309,8 @@ static int flush_fn(void *arg)
 	int err;
 
 	err = do_alloc(&fc->objs);
+	if (!err)
+		err = do_empty_lifo(&fc->rest);
 	if (err)
 		return err;
 	fc->flushes = 0;
@@ -316,18 +322,21 @@ static int flush_fn(void *arg)
 			fc->after = l->nr;
 		}
 	}
+	do_free(&fc->rest);
 	return 0;
 }
 
 /* Pushing past hiwater flushes exactly freebatch objects. */
 static void slqb_test_flush_batch(struct kunit *test)
 {
-	struct flush_ctx fc = { .objs.objs = test_array(test) };
+	struct flush_ctx fc = { .objs.objs = test_array(test),
+				.rest.objs = test_array(test) };
 	struct kmem_cache *s;
 
 	s = test_cache(test, "slqb_test_flush", TEST_OBJ_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 64, 16), 0);
 	fc.objs.s = s;
+	fc.rest.s = s;
 	fc.objs.nr = s->hiwater + 1;
 	mutex_lock(&slab_mutex);
 	run_on(test, 0, flush_fn, &fc);
@@ -939,6 +948,8 @@ static void slqb_test_typesafe_by_rcu(struct kunit *test)
 
 	rc.s = test_cache(test, "slqb_test_rcu", TEST_OBJ_SIZE, 0,
 			  SLAB_TYPESAFE_BY_RCU, NULL);
+	/* No reserve: the empty slab is freed, after a grace period. */
+	rc.s->reserve = 0;
 	kmem_cache_shrink(rc.s);
 	mutex_lock(&slab_mutex);
 	run_on(test, 0, rcu_fn, &rc);
@@ -1361,22 +1372,105 @@ static void slqb_test_krealloc(struct kunit *test)
 	kfree(p);
 }
 
-/* An idle LIFO is emptied by repeated trim passes. */
+static int do_alloc_one(void *arg)
+{
+	struct slqb_test_ctx *ctx = arg;
+
+	ctx->objs[0] = slqb_obj(ctx->s, NUMA_NO_NODE);
+	return ctx->objs[0] ? 0 : -ENOMEM;
+}
+
+/*
+ * A trim pass takes freebatch objects from a LIFO that was used since the
+ * last pass, and the whole of one that was not. Passes over an empty LIFO
+ * then give the node's reserve back, half of it each time.
+ */
 static void slqb_test_trim_idle(struct kunit *test)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
 	struct kmem_cache_list *l;
 	struct kmem_cache *s;
-	unsigned int passes;
+	unsigned int batch, passes;
 
 	l = full_lifo_locked(test, &ctx, "slqb_test_trim");
 	s = ctx.s;
-	KUNIT_EXPECT_GT(test, l->nr, 0U);
-	for (passes = 0; l->nr && passes <= s->hiwater / s->freebatch; passes++)
-		run_on(test, 0, do_trim, &ctx);
+	batch = s->hiwater / 4;
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 0, batch), 0);
+	KUNIT_ASSERT_EQ(test, l->nr, s->hiwater);
+
+	/* No pass has seen this LIFO yet: it counts as used. */
+	run_on(test, 0, do_trim, &ctx);
+	KUNIT_EXPECT_EQ(test, l->nr, s->hiwater - batch);
+	/* Used again since: one more batch goes, no more. */
+	run_on(test, 0, do_alloc_one, &ctx);
+	run_on(test, 0, do_trim, &ctx);
+	KUNIT_EXPECT_EQ(test, l->nr, s->hiwater - 2 * batch - 1);
+	/* Untouched since the last pass: all of it goes. */
+	run_on(test, 0, do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, l->nr, 0U);
-	KUNIT_EXPECT_LE(test, passes, s->hiwater / s->freebatch + 1);
+	KUNIT_EXPECT_LE(test, total_slabs(s), 1L + s->reserve);
+
+	for (passes = 0; total_slabs(s) > 1 && passes < 8; passes++)
+		run_on(test, 0, do_trim, &ctx);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 1L);
+	KUNIT_EXPECT_LE(test, passes, (unsigned int)ilog2(s->reserve) + 2);
 	mutex_unlock(&slab_mutex);
+	kmem_cache_free(s, ctx.objs[0]);
+	destroy_empty(test, s);
+}
+
+static int node_reserve(struct kmem_cache *s, int cpu)
+{
+	return READ_ONCE(get_node(s, per_cpu(slqb_node, cpu))->list.nr_empty);
+}
+
+/*
+ * Empty slabs wait in their node's reserve, no more than its bound, and
+ * serve the next refills before any new slab does. Shrinking the cache and
+ * the shrinker give them back.
+ */
+static void slqb_test_reserve(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_watch w = {};
+	struct kmem_cache *s;
+
+	s = test_cache(test, "slqb_test_reserve", TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx.s = s;
+	ctx.nr = s->hiwater + 2 * (s->reserve + 1) * s->objects;
+	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
+	KUNIT_ASSERT_GE(test, s->reserve, 2U);
+
+	mutex_lock(&slab_mutex);
+	run_on(test, 0, do_alloc, &ctx);
+	run_on(test, 0, do_free, &ctx);
+	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), (int)s->reserve);
+	KUNIT_EXPECT_LE(test, total_slabs(s),
+			(long)(s->reserve + 1 +
+			       DIV_ROUND_UP(s->hiwater, s->objects)));
+
+	/* The LIFO, the CPU's partial slabs, the reserve: no new slab. */
+	ctx.nr = cpu_list(s, 0)->nr + cpu_list(s, 0)->slab_free +
+		 s->reserve * s->objects;
+	slqb_test_watch_pages(s, &w);
+	run_on(test, 0, do_alloc, &ctx);
+	slqb_test_watch_pages(NULL, NULL);
+	KUNIT_EXPECT_EQ(test, w.calls, 0U);
+	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
+	run_on(test, 0, do_free, &ctx);
+	mutex_unlock(&slab_mutex);
+
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+
+	ctx.nr = s->hiwater + 2 * (s->reserve + 1) * s->objects;
+	mutex_lock(&slab_mutex);
+	run_on(test, 0, do_alloc, &ctx);
+	run_on(test, 0, do_free, &ctx);
+	mutex_unlock(&slab_mutex);
+	KUNIT_EXPECT_GT(test, node_reserve(s, 0), 0);
+	KUNIT_EXPECT_GT(test, slqb_test_shrinker(true), 0UL);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
 	kmem_cache_destroy(s);
 }
@@ -1473,6 +1567,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_kmalloc_sizes),
 	KUNIT_CASE(slqb_test_krealloc),
 	KUNIT_CASE(slqb_test_trim_idle),
+	KUNIT_CASE(slqb_test_reserve),
 	KUNIT_CASE(slqb_test_trim_contended),
 	KUNIT_CASE(slqb_test_cpu_offline),
 	KUNIT_CASE(slqb_test_tunables),

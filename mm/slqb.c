@@ -14,7 +14,8 @@
  *    owner claims the whole queue when its LIFO runs dry, from its periodic
  *    trim work, or at once when the queue grows past its cap;
  *  - each memory node has a list of slabs under a spinlock, used for
- *    node-specific allocations and for slabs orphaned by an offline CPU.
+ *    node-specific allocations and for slabs orphaned by an offline CPU,
+ *    and a small reserve of empty slabs that refills take before new ones.
  *
  * Nodes. "Local" always means the CPU's memory node: numa_mem_id() where
  * the architecture tracks memoryless nodes, and the nearest node with normal
@@ -83,6 +84,10 @@ static unsigned int slqb_min_objects = 1;
 /* The bytes that hiwater allows a LIFO by default. */
 #define SLQB_QUEUE_BYTES	SZ_16K
 #define SLQB_TRIM_INTERVAL	(3 * HZ)
+/* The empty slabs a cache keeps per node, see reserve_slab(). */
+#define SLQB_RESERVE_BYTES	SZ_16K
+#define SLQB_MIN_RESERVE	1
+#define SLQB_MAX_RESERVE	8
 
 /* The cache of kmem_cache_node structures and its static bootstrap copy. */
 static struct kmem_cache *kmem_cache_node;
@@ -190,6 +195,57 @@ static inline void watch_pages(struct kmem_cache *s, gfp_t flags)
 {
 }
 #endif
+
+/*
+ * The hooks of mm/slab.h each test a static key first, and most calls find
+ * it off. A kernel built for size keeps them out of line, though, so every
+ * call costs a call, saved registers and a return before that test. These
+ * test the key here and call the hook only when it is on.
+ */
+static __always_inline bool slqb_init_on_free(struct kmem_cache *s)
+{
+	return static_branch_maybe(CONFIG_INIT_ON_FREE_DEFAULT_ON,
+				   &init_on_free) && slab_want_init_on_free(s);
+}
+
+static __always_inline bool slqb_init_on_alloc(gfp_t flags,
+					       struct kmem_cache *s)
+{
+	if (!static_branch_maybe(CONFIG_INIT_ON_ALLOC_DEFAULT_ON,
+				 &init_on_alloc))
+		return flags & __GFP_ZERO;
+	return slab_want_init_on_alloc(flags, s);
+}
+
+static __always_inline void slqb_memcg_free_hook(struct kmem_cache *s,
+						 struct slab *slab, void **p,
+						 int objects)
+{
+#ifdef CONFIG_MEMCG_KMEM
+	/* memcg_kmem_enabled(), which a kernel built for size calls too */
+	if (static_branch_likely(&memcg_kmem_enabled_key))
+		memcg_slab_free_hook(s, slab, p, objects);
+#endif
+}
+
+/* virt_to_slab() of an address known to be in a slab, inline. */
+static __always_inline struct slab *object_slab(const void *x)
+{
+	struct folio *folio = page_folio(virt_to_page(x));
+
+	return folio_slab(folio);
+}
+
+/*
+ * Whether @x is in @slab, whose objects start at @base: one compare, where
+ * object_slab() takes a page lookup. A KFENCE object never is.
+ */
+static __always_inline bool in_slab(const struct kmem_cache *s,
+				    const struct slab *slab, const void *base,
+				    const void *x)
+{
+	return (unsigned long)(x - base) < (unsigned long)slab->objects * s->size;
+}
 
 /* Slabs and the page allocator */
 
@@ -353,20 +409,115 @@ static void rcu_free_slab(struct rcu_head *head)
 	slqb_free_slab(slab->slab_cache, slab);
 }
 
+static void release_slab(struct kmem_cache *s, struct slab *slab)
+{
+	if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
+		call_rcu(&slab->rcu_head, rcu_free_slab);
+	else
+		slqb_free_slab(s, slab);
+}
+
+static void free_slabs(struct kmem_cache *s, struct list_head *discard)
+{
+	struct slab *slab, *next;
+
+	list_for_each_entry_safe(slab, next, discard, slab_list)
+		release_slab(s, slab);
+}
+
 /*
- * Give empty slabs back. Callers collect them while they change lists and
- * free them here once their lists are consistent again: freeing a slab may
- * call kfree() (memcg vectors), which re-enters the allocator.
+ * The reserve: a few empty slabs per node that a cache keeps instead of
+ * freeing them, so that a workload that frees a batch and allocates it
+ * again does not go through the page allocator, and build a freelist, for
+ * every slab. The node's list owns them, under its list_lock, with every
+ * object on the slab's freelist. Trim, shrink, the shrinker and memory
+ * hotplug give them back. Debugged caches keep none.
+ */
+static bool reserve_slab(struct kmem_cache *s, struct slab *slab)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+	unsigned long flags;
+	bool kept = false;
+
+	if (!n || slqb_debug_cache(s) ||
+	    READ_ONCE(n->list.nr_empty) >= READ_ONCE(s->reserve))
+		return false;
+	spin_lock_irqsave(&n->list_lock, flags);
+	if (n->list.nr_empty < READ_ONCE(s->reserve)) {
+		WRITE_ONCE(slab->list, &n->list);
+		list_own_slab(&n->list, slab);
+		list_add(&slab->slab_list, &n->list.empty);
+		WRITE_ONCE(n->list.nr_empty, n->list.nr_empty + 1);
+		n->list.slab_free += slab->objects;
+		kept = true;
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	return kept;
+}
+
+/* Move a slab of @n's reserve onto the partial list of @l, under list_lock. */
+static struct slab *reserve_take(struct kmem_cache *s,
+				 struct kmem_cache_node *n,
+				 struct kmem_cache_list *l)
+{
+	struct slab *slab = list_first_entry_or_null(&n->list.empty,
+						     struct slab, slab_list);
+
+	if (!slab)
+		return NULL;
+	list_del(&slab->slab_list);
+	WRITE_ONCE(n->list.nr_empty, n->list.nr_empty - 1);
+	n->list.slab_free -= slab->objects;
+	list_disown_slab(&n->list, slab);
+	list_add_slab(s, l, slab);
+	return slab;
+}
+
+/* Free the slabs of @n's reserve beyond the first @keep. */
+static void reserve_release(struct kmem_cache *s, struct kmem_cache_node *n,
+			    unsigned int keep)
+{
+	unsigned long flags;
+	struct slab *slab;
+	LIST_HEAD(discard);
+
+	if (READ_ONCE(n->list.nr_empty) <= keep)
+		return;
+	spin_lock_irqsave(&n->list_lock, flags);
+	while (n->list.nr_empty > keep) {
+		slab = list_last_entry(&n->list.empty, struct slab, slab_list);
+		list_move(&slab->slab_list, &discard);
+		WRITE_ONCE(n->list.nr_empty, n->list.nr_empty - 1);
+		n->list.slab_free -= slab->objects;
+		list_disown_slab(&n->list, slab);
+	}
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	free_slabs(s, &discard);
+}
+
+static void reserve_release_all(struct kmem_cache *s)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_kmem_cache_node(s, node, n)
+		reserve_release(s, n, 0);
+}
+
+/*
+ * Give empty slabs back: to the reserve while it has room, else to the page
+ * allocator. Callers collect them while they change lists and give them
+ * back here once their lists are consistent again: freeing a slab may call
+ * kfree() (memcg vectors), which re-enters the allocator.
  */
 void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard)
 {
 	struct slab *slab, *next;
 
 	list_for_each_entry_safe(slab, next, discard, slab_list) {
-		if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
-			call_rcu(&slab->rcu_head, rcu_free_slab);
-		else
-			slqb_free_slab(s, slab);
+		list_del(&slab->slab_list);
+		if (!reserve_slab(s, slab))
+			release_slab(s, slab);
 	}
 }
 
@@ -452,13 +603,6 @@ static __always_inline void slab_put_chain(struct kmem_cache *s,
 	}
 }
 
-static void slab_put_object(struct kmem_cache *s, struct kmem_cache_list *l,
-			    struct slab *slab, void *object,
-			    struct list_head *discard)
-{
-	slab_put_chain(s, l, slab, object, object, 1, discard);
-}
-
 /*
  * Free a chain of objects of a slab that belongs to a node list or to an
  * offline CPU, under the node's lock. A slab left behind by an offline CPU
@@ -493,13 +637,15 @@ static bool free_chain_locked(struct kmem_cache *s, struct slab *slab,
 
 static void rlist_handover(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			   struct list_head *discard);
-static bool flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
-			 void *object, struct list_head *discard);
+static bool send_run(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		     struct slab *slab, void *head, void *tail,
+		     unsigned int nr, struct list_head *discard, bool batch);
 
 /*
- * Return a chain of objects, linked by free pointers, through @c. Returns
- * how many there were; *@remote, if given, counts those that went to the
- * rlist.
+ * Return a chain of objects, linked by free pointers, through @c, in runs:
+ * neighbours on the chain that share a slab go home in one move. Returns
+ * how many objects there were; *@remote, if given, counts those that went
+ * to the rlist.
  */
 static unsigned int flush_chain(struct kmem_cache *s, struct kmem_cache_cpu *c,
 				void *head, struct list_head *discard,
@@ -508,11 +654,19 @@ static unsigned int flush_chain(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	unsigned int nr = 0, nr_remote = 0;
 
 	while (head) {
-		void *object = head;
+		struct slab *slab = object_slab(head);
+		void *tail = head, *next, *base = slab_address(slab);
+		unsigned int run = 1;
 
-		head = get_freepointer(s, object);
-		nr_remote += flush_object(s, c, object, discard);
-		nr++;
+		while ((next = get_freepointer(s, tail)) &&
+		       in_slab(s, slab, base, next)) {
+			tail = next;
+			run++;
+		}
+		if (send_run(s, c, slab, head, tail, run, discard, true))
+			nr_remote += run;
+		nr += run;
+		head = next;
 	}
 	if (remote)
 		*remote = nr_remote;
@@ -578,57 +732,33 @@ static void rlist_handover(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	remote_push(s, c, c->rlist_target, head, tail, nr, discard);
 }
 
+/* Add a chain of @nr objects for @target to this CPU's rlist. */
 static void rlist_add(struct kmem_cache *s, struct kmem_cache_cpu *c,
-		      struct kmem_cache_list *target, void *object,
-		      struct list_head *discard)
+		      struct kmem_cache_list *target, void *head, void *tail,
+		      unsigned int nr, struct list_head *discard)
 {
 	if (c->rlist_nr && c->rlist_target != target)
 		rlist_handover(s, c, discard);
 	c->rlist_target = target;
-	set_freepointer(s, object, c->rlist);
+	set_freepointer(s, tail, c->rlist);
 	if (!c->rlist)
-		c->rlist_tail = object;
-	c->rlist = object;
-	if (++c->rlist_nr >= s->freebatch)
+		c->rlist_tail = tail;
+	c->rlist = head;
+	c->rlist_nr += nr;
+	if (c->rlist_nr >= s->freebatch)
 		rlist_handover(s, c, discard);
 }
 
 /*
- * Send one free object home, from CPU @c's point of view: to its slab if
- * @c owns it, under the node lock if a node or a dead CPU owns it, and
- * through the rlist if another live CPU owns it. Returns true in that
- * last case.
+ * Send a chain of @nr objects of @slab, from @head to @tail, home in one
+ * move, from CPU @c's point of view: into the slab if @c owns it, under the
+ * node lock if a node or a dead CPU owns it, and to the owner if another
+ * live CPU owns it: through the rlist if @batch, else onto the owner's
+ * remote queue at once. Returns true in that last case.
  */
-static bool flush_object(struct kmem_cache *s, struct kmem_cache_cpu *c,
-			 void *object, struct list_head *discard)
-{
-	struct slab *slab = virt_to_slab(object);
-	struct kmem_cache_list *owner;
-
-	for (;;) {
-		owner = READ_ONCE(slab->list);
-		if (is_node_list(owner) || READ_ONCE(owner->dead)) {
-			if (free_chain_locked(s, slab, object, object, 1,
-					      discard))
-				return false;
-			continue;
-		}
-		if (owner == &c->list) {
-			slab_put_object(s, owner, slab, object, discard);
-			return false;
-		}
-		rlist_add(s, c, owner, object, discard);
-		return true;
-	}
-}
-
-/*
- * Send a chain of @nr objects of @slab home in one move: see flush_object().
- * A chain for another CPU is handed over to it at once.
- */
-static void flush_run(struct kmem_cache *s, struct kmem_cache_cpu *c,
-		      struct slab *slab, void *head, void *tail,
-		      unsigned int nr, struct list_head *discard)
+static bool send_run(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		     struct slab *slab, void *head, void *tail,
+		     unsigned int nr, struct list_head *discard, bool batch)
 {
 	struct kmem_cache_list *owner;
 
@@ -636,17 +766,21 @@ static void flush_run(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		owner = READ_ONCE(slab->list);
 		if (is_node_list(owner) || READ_ONCE(owner->dead)) {
 			if (free_chain_locked(s, slab, head, tail, nr, discard))
-				return;
+				return false;
 			continue;
 		}
 		if (owner == &c->list) {
 			slab_put_chain(s, owner, slab, head, tail, nr, discard);
-			return;
+			return false;
 		}
-		stat(&c->list, FLUSH_RFREE_LIST);
-		stat_add(&c->list, FLUSH_RFREE_LIST_OBJECTS, nr);
-		remote_push(s, c, owner, head, tail, nr, discard);
-		return;
+		if (batch) {
+			rlist_add(s, c, owner, head, tail, nr, discard);
+		} else {
+			stat(&c->list, FLUSH_RFREE_LIST);
+			stat_add(&c->list, FLUSH_RFREE_LIST_OBJECTS, nr);
+			remote_push(s, c, owner, head, tail, nr, discard);
+		}
+		return true;
 	}
 }
 
@@ -717,7 +851,8 @@ static void slqb_claim_work(struct irq_work *work)
 
 /*
  * Refill the empty LIFO from the first partial slab: its whole freelist in
- * one move, or its first freebatch objects if it holds more than that.
+ * one move when that fits under hiwater, else its first freebatch objects,
+ * which takes a walk along them.
  */
 static void fill_lifo(struct kmem_cache *s, struct kmem_cache_list *l)
 {
@@ -726,7 +861,7 @@ static void fill_lifo(struct kmem_cache *s, struct kmem_cache_list *l)
 	unsigned int n = slab_free_objects(s, slab), i;
 	void *head = slab->freelist, *last = head;
 
-	if (n > s->freebatch) {
+	if (n > s->hiwater) {
 		n = s->freebatch;
 		for (i = 1; i < n; i++)
 			last = get_freepointer(s, last);
@@ -763,19 +898,25 @@ static bool claim_to_lifo(struct kmem_cache *s, struct kmem_cache_list *l)
 	return true;
 }
 
-/* Take a partial slab left on the local node list, rather than a new one. */
+/*
+ * Take a partial slab left on the local node list, or else a slab of the
+ * node's reserve, rather than a new one.
+ */
 static void adopt_node_slab(struct kmem_cache *s, struct kmem_cache_list *l)
 {
 	struct kmem_cache_node *n = get_node(s, slqb_local_node());
 	struct slab *slab;
 
-	if (!n || !READ_ONCE(n->list.nr_partial))
+	if (!n || !(READ_ONCE(n->list.nr_partial) |
+		    READ_ONCE(n->list.nr_empty)))
 		return;
 	spin_lock(&n->list_lock);
 	slab = list_first_entry_or_null(&n->list.partial, struct slab,
 					slab_list);
 	if (slab)
 		list_move_slab(s, &n->list, l, slab);
+	else
+		reserve_take(s, n, l);
 	spin_unlock(&n->list_lock);
 }
 
@@ -843,6 +984,8 @@ static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 	spin_lock(&n->list_lock);
 	slab = list_first_entry_or_null(&n->list.partial, struct slab,
 					slab_list);
+	if (!slab)
+		slab = reserve_take(s, n, &n->list);
 	if (slab) {
 		object = slab_take_object(s, &n->list, slab);
 		stat(&n->list, ALLOC);
@@ -901,7 +1044,7 @@ static __always_inline void *__slqb_alloc(struct kmem_cache *s, gfp_t gfpflags,
 static __always_inline void wipe_freepointer(struct kmem_cache *s,
 					     void *object)
 {
-	if (unlikely(slab_want_init_on_free(s)) && object &&
+	if (unlikely(slqb_init_on_free(s)) && object &&
 	    s->offset < s->object_size && !is_kfence_address(object))
 		*(void **)(object + s->offset) = NULL;
 }
@@ -946,7 +1089,7 @@ static __always_inline void *__slab_alloc_node(struct kmem_cache *s,
 		local_irq_restore(flags);
 		wipe_freepointer(s, object);
 	}
-	init = slab_want_init_on_alloc(gfpflags, s);
+	init = slqb_init_on_alloc(gfpflags, s);
 out:
 	slab_post_alloc_hook(s, objcg, gfpflags, 1, &object, init);
 	return object;
@@ -1049,7 +1192,8 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		flush_lifo(s, c, s->freebatch, &discard);
 	} else {
 		stat(&c->list, FREE_REMOTE);
-		flush_object(s, c, object, &discard);
+		send_run(s, c, object_slab(object), object, object, 1,
+			 &discard, true);
 	}
 	slqb_discard_slabs(s, &discard);
 }
@@ -1087,8 +1231,8 @@ static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
 		slqb_debug_slab_free(s, slab, object, addr);
 		return;
 	}
-	memcg_slab_free_hook(s, slab, &object, 1);
-	slab_free_hook(s, object, slab_want_init_on_free(s) &&
+	slqb_memcg_free_hook(s, slab, &object, 1);
+	slab_free_hook(s, object, slqb_init_on_free(s) &&
 		       !is_kfence_address(object));
 	if (kfence_free(object))
 		return;
@@ -1110,7 +1254,7 @@ void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
 		slab_free_debug(s, x, caller);
 		return;
 	}
-	slab_free(s, virt_to_slab(x), x, caller, false);
+	slab_free(s, object_slab(x), x, caller, false);
 }
 
 static __always_inline void __kmem_cache_free_one(struct kmem_cache *s,
@@ -1126,7 +1270,7 @@ static __always_inline void __kmem_cache_free_one(struct kmem_cache *s,
 	if (!s)
 		return;
 	trace_kmem_cache_free(addr, x, s);
-	slab_free(s, virt_to_slab(x), x, addr, debug);
+	slab_free(s, object_slab(x), x, addr, debug);
 }
 
 static noinline __cold void kmem_cache_free_debug(struct kmem_cache *s,
@@ -1176,7 +1320,7 @@ struct slqb_run {
 static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 				       void **p, struct slqb_run *run)
 {
-	void *object = p[--size];
+	void *object = p[--size], *base;
 	struct folio *folio = virt_to_folio(object);
 	unsigned int misses = 0;
 	size_t end = size + 1, i = size;
@@ -1196,16 +1340,17 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 	}
 	run->slab = folio_slab(folio);
 	if (unlikely(is_kfence_address(object))) {
-		memcg_slab_free_hook(run->s, run->slab, &p[size], 1);
+		slqb_memcg_free_hook(run->s, run->slab, &p[size], 1);
 		slab_free_hook(run->s, object, false);
 		WARN_ON_ONCE(!kfence_free(object));
 		return size;
 	}
 
+	base = slab_address(run->slab);
 	while (i && misses < SLQB_RUN_LOOKAHEAD) {
 		void *x = p[--i];
 
-		if (virt_to_slab(x) != run->slab) {
+		if (!in_slab(run->s, run->slab, base, x)) {
 			misses++;
 			continue;
 		}
@@ -1214,8 +1359,8 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 	}
 
 	run->nr = end - size;
-	memcg_slab_free_hook(run->s, run->slab, &p[size], run->nr);
-	init = slab_want_init_on_free(run->s);
+	slqb_memcg_free_hook(run->s, run->slab, &p[size], run->nr);
+	init = slqb_init_on_free(run->s);
 	run->head = NULL;
 	for (i = size; i < end; i++) {
 		slab_free_hook(run->s, p[i], init);
@@ -1253,7 +1398,8 @@ static __always_inline void free_run(struct slqb_run *run)
 	}
 	if (!local)
 		stat_add(l, FREE_REMOTE, run->nr);
-	flush_run(s, c, run->slab, run->head, run->tail, run->nr, &discard);
+	send_run(s, c, run->slab, run->head, run->tail, run->nr, &discard,
+		 false);
 	local_irq_restore(flags);
 	slqb_discard_slabs(s, &discard);
 }
@@ -1365,7 +1511,7 @@ done:
 		return 0;
 	}
 	slab_post_alloc_hook(s, objcg, flags, size, p,
-			     slab_want_init_on_alloc(flags, s));
+			     slqb_init_on_alloc(flags, s));
 	return size;
 }
 
@@ -1430,6 +1576,7 @@ static void drain_all_cpus_locked(struct kmem_cache *s)
 {
 	on_each_cpu(drain_local_queues, s, 1);
 	on_each_cpu(drain_remote_queue, s, 1);
+	reserve_release_all(s);
 }
 
 static void list_totals(struct kmem_cache_list *l, struct slqb_totals *t)
@@ -1572,22 +1719,27 @@ static int slqb_cpu_dead(unsigned int cpu)
 }
 
 /*
- * One trim pass over a cache on this CPU: claim the remote queue, flush at
- * most one batch from the LIFO and hand the rlist over. The work is bounded
- * by freebatch objects plus the capped remote queue, and an idle LIFO is
- * empty after hiwater / freebatch passes.
+ * One trim pass over a cache on this CPU: claim the remote queue, flush the
+ * LIFO and hand the rlist over, and free half of the local node's reserve.
+ * A LIFO that nobody touched since the last pass (same head, same length)
+ * is flushed whole; a busy one loses freebatch objects from its cold end.
+ * The work is bounded by hiwater objects plus the capped remote queue.
  */
 static void trim_cache(struct kmem_cache *s)
 {
+	struct kmem_cache_node *n;
 	struct kmem_cache_cpu *c;
 	struct kmem_cache_list *l;
-	unsigned int before;
+	unsigned int before, nr;
 	LIST_HEAD(discard);
 #ifdef CONFIG_SLQB_STATS
 	u64 start = ktime_get_ns(), took;
 #endif
 
 	local_irq_disable();
+	n = get_node(s, slqb_local_node());
+	if (n)
+		reserve_release(s, n, READ_ONCE(n->list.nr_empty) / 2);
 	c = this_cpu_ptr(s->cpu_slab);
 	l = &c->list;
 	before = l->nr + atomic_read(&l->remote_nr) + c->rlist_nr;
@@ -1596,7 +1748,12 @@ static void trim_cache(struct kmem_cache *s)
 		return;
 	}
 	claim_remote(s, c, &discard);
-	flush_lifo(s, c, min(l->nr, s->freebatch), &discard);
+	nr = min(l->nr, s->freebatch);
+	if (l->freelist == c->trim_head && l->nr == c->trim_nr)
+		nr = l->nr;
+	flush_lifo(s, c, nr, &discard);
+	c->trim_head = l->freelist;
+	c->trim_nr = l->nr;
 	rlist_handover(s, c, &discard);
 	stat(l, TRIM_RUNS);
 	stat_add(l, TRIM_OBJECTS, before - l->nr);
@@ -1795,6 +1952,8 @@ static void init_list(struct kmem_cache *s, struct kmem_cache_list *l, int cpu)
 	l->cache = s;
 	l->cpu = cpu;
 	init_irq_work(&l->claim_work, slqb_claim_work);
+	INIT_LIST_HEAD(&l->empty);
+	l->nr_empty = 0;
 #ifdef CONFIG_SLQB_DEBUG
 	INIT_LIST_HEAD(&l->full);
 #endif
@@ -2006,7 +2165,9 @@ static int calculate_sizes(struct kmem_cache *s)
  * hiwater: as many objects as fit in SLQB_QUEUE_BYTES, but from 8 to 512,
  * about what SLAB's per-CPU arrays hold: each CPU may keep that much of
  * each cache queued. freebatch, the objects moved per refill, flush and
- * hand-over: half of that, as SLAB's batchcount is.
+ * hand-over: half of that, as SLAB's batchcount is. reserve: the empty
+ * slabs kept per node, as many as fit in SLQB_RESERVE_BYTES but at least
+ * one (SLUB keeps five to ten on each node's partial list, for good).
  */
 static void set_tunables(struct kmem_cache *s)
 {
@@ -2014,6 +2175,9 @@ static void set_tunables(struct kmem_cache *s)
 
 	s->hiwater = clamp_t(unsigned long, hiwater, 8, 512);
 	s->freebatch = s->hiwater / 2;
+	s->reserve = clamp_t(unsigned long,
+			     SLQB_RESERVE_BYTES >> (PAGE_SHIFT + s->order),
+			     SLQB_MIN_RESERVE, SLQB_MAX_RESERVE);
 }
 
 slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
@@ -2300,15 +2464,17 @@ void __init kmem_cache_init_late(void)
 
 /*
  * Under memory pressure the objects waiting on queues pin slabs that could
- * go back to the page allocator: the shrinker counts them, and drains every
- * cache when asked to scan. Reclaim may run inside an allocation made with
- * slab_mutex or the CPU hotplug lock held, so both are only tried.
+ * go back to the page allocator, and the reserves hold empty ones: the
+ * shrinker counts both, and drains every cache when asked to scan. Reclaim
+ * may run inside an allocation made with slab_mutex or the CPU hotplug lock
+ * held, so both are only tried.
  */
 static unsigned long slqb_queued_objects(void)
 {
+	struct kmem_cache_node *n;
 	unsigned long nr = 0;
 	struct kmem_cache *s;
-	int cpu;
+	int cpu, node;
 
 	lockdep_assert_held(&slab_mutex);
 	list_for_each_entry(s, &slab_caches, list) {
@@ -2318,6 +2484,8 @@ static unsigned long slqb_queued_objects(void)
 			nr += READ_ONCE(c->list.nr) + READ_ONCE(c->rlist_nr) +
 			      max(atomic_read(&c->list.remote_nr), 0);
 		}
+		for_each_kmem_cache_node(s, node, n)
+			nr += READ_ONCE(n->list.nr_empty) * s->objects;
 	}
 	return nr;
 }

@@ -32,6 +32,8 @@
  * @rlist_tail: last object on @rlist
  * @rlist_nr: number of objects on @rlist
  * @rlist_target: the list that @rlist is for
+ * @trim_head: head of the LIFO after the last trim pass
+ * @trim_nr: its length then: a LIFO that still has both went untouched
  */
 struct kmem_cache_cpu {
 	struct kmem_cache_list list;
@@ -39,6 +41,8 @@ struct kmem_cache_cpu {
 	void *rlist_tail;
 	unsigned int rlist_nr;
 	struct kmem_cache_list *rlist_target;
+	void *trim_head;
+	unsigned int trim_nr;
 };
 
 /* Each CPU's local memory node: see the top of mm/slqb.c. */

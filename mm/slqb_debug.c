@@ -400,8 +400,8 @@ void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 
 /*
  * Put @object back into @slab, owned by the node list @l, under its lock.
- * Unlike slab_put_object(), keep an empty slab while it is the list's only
- * partial one (see slqb_debug_release_empty_slabs()).
+ * Unlike the core's slab_put_chain(), keep an empty slab while it is the
+ * list's only partial one (see slqb_debug_release_empty_slabs()).
  */
 static void debug_put_object(struct kmem_cache *s, struct kmem_cache_list *l,
 			     struct slab *slab, void *object,

@@ -48,6 +48,9 @@ enum slqb_stat_item {
  *	and the tracking reports can reach every slab (CONFIG_SLQB_DEBUG)
  * @stats: event counters (CONFIG_SLQB_STATS)
  * @node_slabs: slabs on this node's memory, whoever owns them (node lists)
+ * @empty: empty slabs kept for reuse, at most the cache's @reserve (node
+ *	lists); their objects count in @slab_free
+ * @nr_empty: number of slabs on @empty
  */
 struct kmem_cache_list {
 	void *freelist;
@@ -70,6 +73,8 @@ struct kmem_cache_list {
 	unsigned int stats[NR_SLQB_STAT_ITEMS];
 #endif
 	atomic_long_t node_slabs;
+	struct list_head empty;
+	unsigned int nr_empty;
 };
 
 /*
@@ -89,6 +94,7 @@ struct kmem_cache {
 	unsigned int order;		/* slab order, tried first */
 	unsigned int min_order;		/* order when @order cannot be had */
 	unsigned int min_objects;	/* objects per slab of @min_order */
+	unsigned int reserve;		/* empty slabs kept per node */
 	struct reciprocal_value reciprocal_size;
 	gfp_t allocflags;		/* gfp flags for every slab allocation */
 	int refcount;			/* for merged caches and destroy */
