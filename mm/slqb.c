@@ -86,7 +86,6 @@ static unsigned int slqb_min_objects = 1;
 #define SLQB_TRIM_INTERVAL	(3 * HZ)
 /* The empty slabs a cache keeps per node, see reserve_slab(). */
 #define SLQB_RESERVE_BYTES	SZ_16K
-#define SLQB_MIN_RESERVE	1
 #define SLQB_MAX_RESERVE	8
 
 /* The cache of kmem_cache_node structures and its static bootstrap copy. */
@@ -2166,8 +2165,9 @@ static int calculate_sizes(struct kmem_cache *s)
  * about what SLAB's per-CPU arrays hold: each CPU may keep that much of
  * each cache queued. freebatch, the objects moved per refill, flush and
  * hand-over: half of that, as SLAB's batchcount is. reserve: the empty
- * slabs kept per node, as many as fit in SLQB_RESERVE_BYTES but at least
- * one (SLUB keeps five to ten on each node's partial list, for good).
+ * slabs kept per node, as many as fit in SLQB_RESERVE_BYTES, up to eight:
+ * none for slabs larger than that (SLUB keeps five to ten on each node's
+ * partial list, for good, whatever their size).
  */
 static void set_tunables(struct kmem_cache *s)
 {
@@ -2175,9 +2175,9 @@ static void set_tunables(struct kmem_cache *s)
 
 	s->hiwater = clamp_t(unsigned long, hiwater, 8, 512);
 	s->freebatch = s->hiwater / 2;
-	s->reserve = clamp_t(unsigned long,
-			     SLQB_RESERVE_BYTES >> (PAGE_SHIFT + s->order),
-			     SLQB_MIN_RESERVE, SLQB_MAX_RESERVE);
+	s->reserve = min_t(unsigned long,
+			   SLQB_RESERVE_BYTES >> (PAGE_SHIFT + s->order),
+			   SLQB_MAX_RESERVE);
 }
 
 slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
