@@ -1390,7 +1390,7 @@ static void slqb_test_trim_idle(struct kunit *test)
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
 	struct kmem_cache_list *l;
 	struct kmem_cache *s;
-	unsigned int batch, passes;
+	unsigned int batch, passes, halvings;
 
 	l = full_lifo_locked(test, &ctx, "slqb_test_trim");
 	s = ctx.s;
@@ -1410,10 +1410,12 @@ static void slqb_test_trim_idle(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l->nr, 0U);
 	KUNIT_EXPECT_LE(test, total_slabs(s), 1L + s->reserve);
 
+	/* Halving the reserve, a pass at a time, empties it. */
+	halvings = ilog2(max(s->reserve, 1U)) + 2;
 	for (passes = 0; total_slabs(s) > 1 && passes < 8; passes++)
 		run_on(test, 0, do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 1L);
-	KUNIT_EXPECT_LE(test, passes, (unsigned int)ilog2(max(s->reserve, 1U)) + 2);
+	KUNIT_EXPECT_LE(test, passes, halvings);
 	mutex_unlock(&slab_mutex);
 	kmem_cache_free(s, ctx.objs[0]);
 	destroy_empty(test, s);
