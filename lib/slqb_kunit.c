@@ -326,6 +326,48 @@ static int flush_fn(void *arg)
 	return 0;
 }
 
+static int double_free_fn(void *arg)
+{
+	struct slqb_test_ctx *ctx = arg;
+	struct kmem_cache_list *l = cpu_list(ctx->s, smp_processor_id());
+	void *p = slqb_obj(ctx->s, NUMA_NO_NODE);
+	unsigned int nr;
+
+	if (!p)
+		return -ENOMEM;
+	kmem_cache_free(ctx->s, p);
+	nr = l->nr;
+	kmem_cache_free(ctx->s, p);
+	ctx->nr = l->nr - nr;
+	ctx->objs[0] = p;
+	ctx->objs[1] = slqb_obj(ctx->s, NUMA_NO_NODE);
+	ctx->objs[2] = slqb_obj(ctx->s, NUMA_NO_NODE);
+	return 0;
+}
+
+/*
+ * Freeing an object twice in a row is reported and the second free is
+ * dropped: the next two allocations do not both get the object.
+ */
+static void slqb_test_double_free(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+
+	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
+		kunit_skip(test, "the check needs CONFIG_SLAB_FREELIST_HARDENED");
+	ctx.s = test_cache(test, "slqb_test_double_free", TEST_OBJ_SIZE, 0, 0,
+			   NULL);
+	kunit_info(test, "a double free report follows, on purpose");
+	run_on(test, 0, double_free_fn, &ctx);
+	KUNIT_EXPECT_EQ(test, ctx.nr, 0U);
+	KUNIT_EXPECT_PTR_EQ(test, ctx.objs[1], ctx.objs[0]);
+	KUNIT_EXPECT_PTR_NE(test, ctx.objs[2], ctx.objs[0]);
+	kmem_cache_free(ctx.s, ctx.objs[1]);
+	if (ctx.objs[2] != ctx.objs[1])
+		kmem_cache_free(ctx.s, ctx.objs[2]);
+	destroy_empty(test, ctx.s);
+}
+
 /* Pushing past hiwater flushes exactly freebatch objects. */
 static void slqb_test_flush_batch(struct kunit *test)
 {
@@ -1034,8 +1076,8 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 
 	s = test_cache(test, "slqb_test_large", PAGE_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_GT(test, s->order, s->min_order);
-	/* SLQB_LARGE_OBJECTS: at least four objects a slab of s->order. */
-	KUNIT_EXPECT_GE(test, s->objects, 4U);
+	/* SLQB_LARGE_OBJECTS: eight objects a slab of s->order, or order 3. */
+	KUNIT_EXPECT_GE(test, s->objects, min_t(unsigned int, 8, 8 * PAGE_SIZE / s->size));
 	KUNIT_EXPECT_EQ(test, s->min_objects, 1U);
 
 	slqb_test_fail_orders(s, s->min_order + 1);
@@ -1541,6 +1583,7 @@ static void slqb_test_tunables(struct kunit *test)
 
 static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_lifo_reuse),
+	KUNIT_CASE(slqb_test_double_free),
 	KUNIT_CASE(slqb_test_flush_batch),
 	KUNIT_CASE(slqb_test_remote_free_cross_node),
 	KUNIT_CASE(slqb_test_remote_free_same_node),

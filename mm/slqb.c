@@ -58,6 +58,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
+#include <linux/ratelimit.h>
 #include <linux/sched/mm.h>
 #include <linux/seq_file.h>
 #include <linux/shrinker.h>
@@ -78,8 +79,8 @@ static unsigned int slqb_min_objects = 1;
 #define SLQB_MAX_MIN_OBJECTS	1024
 /* slab->objects is 16 bits wide. */
 #define SLQB_MAX_OBJECTS	U16_MAX
-/* Below this many objects a slab is of a larger order, see calculate_sizes(). */
-#define SLQB_LARGE_OBJECTS	4
+/* Below this many objects a slab is of a larger order, see preferred_order(). */
+#define SLQB_LARGE_OBJECTS	8
 #define SLQB_MAX_HIWATER	65536
 /* The bytes that hiwater allows a LIFO by default. */
 #define SLQB_QUEUE_BYTES	SZ_16K
@@ -1220,6 +1221,25 @@ static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 	}
 }
 
+/*
+ * The naive double free: an object freed twice in a row on one CPU is still
+ * the head of its LIFO. Pushing it again would link it to itself, and the
+ * next two allocations would both get it. Report it and drop the second
+ * free, as SLUB's freelist hardening catches the same mistake.
+ */
+static noinline __cold void report_double_free(struct kmem_cache *s,
+					       void *object, unsigned long addr)
+{
+	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
+				      DEFAULT_RATELIMIT_BURST);
+
+	if (!__ratelimit(&rs))
+		return;
+	pr_err("SLQB: %s: double free of %p from %pS: the object is already free, at the head of this CPU's queue; the free is ignored\n",
+	       s->name, object, (void *)addr);
+	dump_stack();
+}
+
 static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
 				      void *object, unsigned long addr,
 				      bool debug)
@@ -1228,6 +1248,17 @@ static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
 
 	if (debug && slqb_debug_cache(s) && !is_kfence_address(object)) {
 		slqb_debug_slab_free(s, slab, object, addr);
+		return;
+	}
+	/*
+	 * Before the hooks: init_on_free would wipe the free pointer of the
+	 * LIFO's head. No object that is being freed for the first time can
+	 * be on a free list, so this finds no false double free; it only
+	 * misses those that are not the head of this CPU's LIFO.
+	 */
+	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
+	    unlikely(object == this_cpu_read(s->cpu_slab->list.freelist))) {
+		report_double_free(s, object, addr);
 		return;
 	}
 	slqb_memcg_free_hook(s, slab, &object, 1);
@@ -2072,8 +2103,8 @@ static int calculate_order(unsigned int size)
  * The order to try first. Large objects, of which a slab of @min_order
  * holds fewer than SLQB_LARGE_OBJECTS, would cost a trip to the page
  * allocator nearly every time a slab fills or empties: their slabs are of
- * the smallest order that holds twice as many, up to
- * PAGE_ALLOC_COSTLY_ORDER. That order is only tried without reclaim.
+ * the smallest order that holds that many, up to PAGE_ALLOC_COSTLY_ORDER.
+ * That order is only tried without reclaim.
  */
 static unsigned int preferred_order(unsigned int size, unsigned int min_order)
 {
@@ -2082,7 +2113,7 @@ static unsigned int preferred_order(unsigned int size, unsigned int min_order)
 	if (order_objects(order, size) >= SLQB_LARGE_OBJECTS)
 		return order;
 	while (order < PAGE_ALLOC_COSTLY_ORDER && order + 1 < MAX_ORDER &&
-	       order_objects(order, size) < 2 * SLQB_LARGE_OBJECTS)
+	       order_objects(order, size) < SLQB_LARGE_OBJECTS)
 		order++;
 	return order;
 }
