@@ -1257,6 +1257,30 @@ static void slqb_test_gfp_zero(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * An alias of a merged cache leaves its link in /sys/kernel/slab when it
+ * goes; a cache created later under the same name still gets created.
+ */
+static void slqb_test_alias_name(struct kunit *test)
+{
+	struct kmem_cache *a, *b, *c;
+
+	a = kmem_cache_create("slqb_test_alias_a", 200, 0, 0, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	b = kmem_cache_create("slqb_test_alias_b", 200, 0, 0, NULL);
+	if (!b || b->refcount < 2) {
+		kmem_cache_destroy(b);
+		kmem_cache_destroy(a);
+		kunit_skip(test, "the caches were not merged (slab_nomerge?)");
+	}
+	kmem_cache_destroy(b);
+	c = kmem_cache_create("slqb_test_alias_b", 200, 0, SLAB_NOLEAKTRACE,
+			      NULL);
+	KUNIT_EXPECT_NOT_NULL(test, c);
+	kmem_cache_destroy(c);
+	kmem_cache_destroy(a);
+}
+
 /* KFENCE's sample interval in ms: 0 when it is off or not built. */
 static unsigned long kfence_interval(void)
 {
@@ -1607,6 +1631,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_queue_budget),
 	KUNIT_CASE(slqb_test_shrinker_drains),
 	KUNIT_CASE(slqb_test_gfp_zero),
+	KUNIT_CASE(slqb_test_alias_name),
 	KUNIT_CASE(slqb_test_kfence_gfp_zero),
 	KUNIT_CASE(slqb_test_kfence_usercopy),
 	KUNIT_CASE(slqb_test_kmalloc_sizes),

@@ -343,16 +343,24 @@ static struct kobj_type slqb_failed_ktype = {
 };
 
 /*
- * A SLAB_TYPESAFE_BY_RCU cache keeps its directory until its release after
- * a grace period, so a new cache may arrive while its name is still taken:
- * it then gets the name with a unique suffix.
+ * A new cache's name may still be taken in /sys/kernel/slab: by a
+ * SLAB_TYPESAFE_BY_RCU cache, which keeps its directory until its release
+ * after a grace period, or by the link of a merged cache's alias, which
+ * stays when the alias goes. A link gives way; a directory makes the new
+ * cache take the name with a unique suffix.
  */
 static bool slab_name_taken(const char *name)
 {
-	struct kobject *kobj = kset_find_obj(slab_kset, name);
+	struct kernfs_node *kn = sysfs_get_dirent(slab_kset->kobj.sd, name);
+	bool dir;
 
-	kobject_put(kobj);
-	return kobj;
+	if (!kn)
+		return false;
+	dir = kernfs_type(kn) != KERNFS_LINK;
+	sysfs_put(kn);
+	if (!dir)
+		sysfs_remove_link(&slab_kset->kobj, name);
+	return dir;
 }
 
 int slqb_sysfs_add(struct kmem_cache *s)
