@@ -483,10 +483,15 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 	destroy_empty(test, s);
 }
 
-/* A remote queue over its cap is claimed by its owner without delay. */
+/*
+ * A remote queue over its cap is claimed by its owner without delay: onto
+ * the owner's LIFO as far as it has room under hiwater, the rest into the
+ * slabs.
+ */
 static void slqb_test_remote_cap(struct kunit *test)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx rest = { .objs = test_array(test) };
 	struct kmem_cache_list *la;
 	struct kmem_cache *s;
 	int a, b;
@@ -497,18 +502,23 @@ static void slqb_test_remote_cap(struct kunit *test)
 	s = test_cache(test, "slqb_test_cap", TEST_OBJ_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
 	ctx.s = s;
+	rest.s = s;
 	la = cpu_list(s, a);
 	ctx.nr = 4 * s->hiwater;
 
 	mutex_lock(&slab_mutex);
 	run_on(test, a, do_alloc, &ctx);
+	run_on(test, a, do_empty_lifo, &rest);
 	run_on(test, b, do_free, &ctx);
 	irq_work_sync(&la->claim_work);
 	KUNIT_EXPECT_LE(test, atomic_read(&la->remote_nr), (int)s->hiwater);
+	KUNIT_EXPECT_GT(test, la->nr, 0U);
+	KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
 #ifdef CONFIG_SLQB_STATS
 	KUNIT_EXPECT_GT(test, per_cpu_ptr(s->cpu_slab, b)->list.stats[REMOTE_CAP_HIT],
 			0U);
 #endif
+	run_on(test, a, do_free, &rest);
 	mutex_unlock(&slab_mutex);
 
 	destroy_empty(test, s);

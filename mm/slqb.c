@@ -685,9 +685,10 @@ static void *remote_take_all(struct kmem_cache_list *l)
  *
  * The cap: when the queue is longer than the cache's hiwater, the owner is
  * asked to claim it at once with an irq_work, so a queue never waits for the
- * next allocation miss or trim tick while it pins pages. If the owner went
- * offline, nobody would claim the queue, so the objects go back to their
- * slabs here, under the node locks.
+ * next allocation miss or trim tick while it pins pages (claim_capped()).
+ * The irq_work is queued once until it has run, not once a push. If the
+ * owner went offline, nobody would claim the queue, so the objects go back
+ * to their slabs here, under the node locks.
  */
 static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			struct kmem_cache_list *target, void *head, void *tail,
@@ -832,6 +833,45 @@ static void flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	stat_add(l, FLUSH_FREE_LIST_REMOTE, remote);
 }
 
+/*
+ * Claim the remote queue of @c after its cap was hit. What fits under
+ * hiwater goes onto the LIFO, where the next allocations take it rather
+ * than a slab the claim would have emptied and freed; the rest goes back
+ * to its slabs.
+ */
+static void claim_capped(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			 struct list_head *discard)
+{
+	struct kmem_cache_list *l = &c->list;
+	unsigned int room = l->nr < s->hiwater ? s->hiwater - l->nr : 0;
+	void *head, *last, *next;
+	unsigned int nr;
+
+	if (!room) {
+		claim_remote(s, c, discard);
+		return;
+	}
+	head = remote_take_all(l);
+	if (!head)
+		return;
+	last = head;
+	for (nr = 1; nr < room; nr++) {
+		next = get_freepointer(s, last);
+		if (!next)
+			break;
+		last = next;
+	}
+	next = get_freepointer(s, last);
+	set_freepointer(s, last, l->freelist);
+	l->freelist = head;
+	l->nr += nr;
+	if (next)
+		nr += flush_chain(s, c, next, discard, NULL);
+	atomic_sub(nr, &l->remote_nr);
+	stat(l, CLAIM_REMOTE_LIST);
+	stat_add(l, CLAIM_REMOTE_LIST_OBJECTS, nr);
+}
+
 /* The cap was hit: claim the remote queue now, on the owning CPU. */
 static void slqb_claim_work(struct irq_work *work)
 {
@@ -843,7 +883,7 @@ static void slqb_claim_work(struct irq_work *work)
 
 	if (WARN_ON_ONCE(&c->list != l))
 		return;
-	claim_remote(s, c, &discard);
+	claim_capped(s, c, &discard);
 	slqb_discard_slabs(s, &discard);
 }
 
