@@ -28,6 +28,9 @@
 
 #include "../mm/slab.h"
 #include "../mm/slqb.h"
+#ifdef CONFIG_KASAN_GENERIC
+#include "../mm/kasan/kasan.h"
+#endif
 
 #define TEST_OBJ_SIZE	64
 #define TEST_MAX_OBJS	4096
@@ -53,6 +56,14 @@ static struct kmem_cache *test_cache(struct kunit *test, const char *name,
 		kmem_cache_destroy(s);
 		kunit_skip(test, "slqb_debug= debugs this cache: it uses no queues");
 	}
+#ifdef CONFIG_KASAN_GENERIC
+	/*
+	 * KASAN poisons the objects freed to the cache but keeps none in
+	 * its quarantine, as for a cache with no room for its free metadata:
+	 * the cases follow each free onto SLQB's queues.
+	 */
+	s->kasan_info.free_meta_offset = KASAN_NO_FREE_META;
+#endif
 	return s;
 }
 
@@ -229,6 +240,18 @@ static int do_trim(void *arg)
 	return 0;
 }
 
+/*
+ * With generic KASAN, an object is poisoned for as long as it is free,
+ * queued or not: a use of it is caught while it waits.
+ */
+static void expect_poisoned(struct kunit *test, void *object, bool poisoned)
+{
+#ifdef CONFIG_KASAN_GENERIC
+	KUNIT_EXPECT_EQ_MSG(test, !kasan_byte_accessible(object), poisoned,
+			    "object %p", object);
+#endif
+}
+
 static void **test_array(struct kunit *test)
 {
 	void **objs = kunit_kcalloc(test, TEST_MAX_OBJS, sizeof(void *),
@@ -251,8 +274,15 @@ static struct kmem_cache_list *full_lifo_locked(struct kunit *test,
 						struct slqb_test_ctx *ctx,
 						const char *name)
 {
+	unsigned int hiwater;
+
 	ctx->s = test_cache(test, name, TEST_OBJ_SIZE, 0, 0, NULL);
-	ctx->nr = ctx->s->hiwater;
+	/* Whole slabs, which the allocations below take off the LIFO. */
+	hiwater = max(rounddown(ctx->s->hiwater, ctx->s->objects),
+		      ctx->s->objects);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(ctx->s, hiwater, hiwater / 2),
+			0);
+	ctx->nr = hiwater;
 	mutex_lock(&slab_mutex);
 	run_on(test, 0, do_alloc, ctx);
 	run_on(test, 0, do_free, ctx);
@@ -425,6 +455,7 @@ static void slqb_test_remote_free_cross_node(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cb->rlist_nr, s->freebatch - 1);
 	KUNIT_EXPECT_PTR_EQ(test, cb->rlist_target, la);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
+	expect_poisoned(test, ctx.objs[0], true);
 
 	/* The batch fills up and moves in one go. */
 	ctx.nr = 1;
@@ -433,11 +464,13 @@ static void slqb_test_remote_free_cross_node(struct kunit *test)
 	run_on(test, b, do_free, &ctx);
 	KUNIT_EXPECT_EQ(test, cb->rlist_nr, 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
+	expect_poisoned(test, p, true);
 
 	/* A's next miss claims them all and returns the last one freed. */
 	run_on(test, a, do_empty_lifo, &drain);
 	run_on(test, a, do_alloc, &ctx);
 	KUNIT_EXPECT_PTR_EQ(test, ctx.objs[0], p);
+	expect_poisoned(test, p, false);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
 	KUNIT_EXPECT_EQ(test, la->nr, s->freebatch - 1);
 	run_on(test, a, do_empty_lifo, &drain2);
@@ -1066,6 +1099,37 @@ static void slqb_test_bulk_partial_failure(struct kunit *test)
 	destroy_empty(test, s);
 }
 
+/* An allocation that finds no slab, KFENCE's samples given back. */
+static void *alloc_no_slab(struct kmem_cache *s, gfp_t gfp)
+{
+	void *p;
+
+	while ((p = kmem_cache_alloc(s, gfp)) && is_kfence_address(p))
+		kmem_cache_free(s, p);
+	return p;
+}
+
+/*
+ * An allocation that gets no slab is reported on the console, once, unless
+ * its caller asked for silence with __GFP_NOWARN.
+ */
+static void slqb_test_no_slab_report(struct kunit *test)
+{
+	struct slqb_test_watch w = {};
+	struct kmem_cache *s;
+
+	s = test_cache(test, "slqb_test_no_slab", TEST_OBJ_SIZE, 0, 0, NULL);
+	slqb_test_fail_new_slabs(s, 0);
+	slqb_test_watch_pages(s, &w);
+	KUNIT_EXPECT_NULL(test, alloc_no_slab(s, GFP_KERNEL | __GFP_NOWARN));
+	KUNIT_EXPECT_EQ(test, w.reports, 0U);
+	KUNIT_EXPECT_NULL(test, alloc_no_slab(s, GFP_KERNEL));
+	KUNIT_EXPECT_EQ(test, w.reports, 1U);
+	slqb_test_watch_pages(NULL, NULL);
+	slqb_test_fail_new_slabs(NULL, 0);
+	destroy_empty(test, s);
+}
+
 static unsigned int slab_order_of(void *p)
 {
 	return folio_order(slab_folio(virt_to_slab(p)));
@@ -1088,7 +1152,10 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 	KUNIT_ASSERT_GT(test, s->order, s->min_order);
 	/* SLQB_LARGE_OBJECTS: eight objects a slab of s->order, or order 3. */
 	KUNIT_EXPECT_GE(test, s->objects, min_t(unsigned int, 8, 8 * PAGE_SIZE / s->size));
-	KUNIT_EXPECT_EQ(test, s->min_objects, 1U);
+	/* The smallest order that fits: one object, more with KASAN's room. */
+	KUNIT_EXPECT_EQ(test, s->min_objects,
+			(unsigned int)((PAGE_SIZE << s->min_order) / s->size));
+	KUNIT_EXPECT_LT(test, s->min_objects, s->objects);
 
 	slqb_test_fail_orders(s, s->min_order + 1);
 	p = slqb_obj(s, NUMA_NO_NODE);
@@ -1275,6 +1342,8 @@ static void slqb_test_alias_name(struct kunit *test)
 {
 	struct kmem_cache *a, *b, *c;
 
+	if (kasan_never_merge())
+		kunit_skip(test, "KASAN keeps caches from merging");
 	a = kmem_cache_create("slqb_test_alias_a", 200, 0, 0, NULL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	b = kmem_cache_create("slqb_test_alias_b", 200, 0, 0, NULL);
@@ -1471,8 +1540,14 @@ static void slqb_test_trim_idle(struct kunit *test)
 	l = full_lifo_locked(test, &ctx, "slqb_test_trim");
 	s = ctx.s;
 	batch = s->hiwater / 4;
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 0, batch), 0);
-	KUNIT_ASSERT_EQ(test, l->nr, s->hiwater);
+	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, 0, batch), 0);
+	KUNIT_EXPECT_EQ(test, l->nr, s->hiwater);
+	expect_poisoned(test, l->freelist, true);
+	if (l->nr != s->hiwater || s->freebatch != batch) {
+		/* Not an assertion: slab_mutex must not stay held. */
+		mutex_unlock(&slab_mutex);
+		return;
+	}
 
 	/* No pass has seen this LIFO yet: it counts as used. */
 	run_on(test, 0, do_trim, &ctx);
@@ -1636,6 +1711,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_typesafe_by_rcu),
 	KUNIT_CASE(slqb_test_bulk),
 	KUNIT_CASE(slqb_test_bulk_partial_failure),
+	KUNIT_CASE(slqb_test_no_slab_report),
 	KUNIT_CASE(slqb_test_large_order_fallback),
 	KUNIT_CASE(slqb_test_bulk_free_mixed),
 	KUNIT_CASE(slqb_test_queue_budget),

@@ -180,6 +180,12 @@ static void watch_pages(struct kmem_cache *s, gfp_t flags)
 	if (!irqs_disabled())
 		w->irqs_enabled = true;
 }
+
+static void watch_report(struct kmem_cache *s)
+{
+	if (READ_ONCE(slqb_watch_cache) == s)
+		READ_ONCE(slqb_watch)->reports++;
+}
 #else
 static inline bool fail_new_slab(struct kmem_cache *s)
 {
@@ -192,6 +198,10 @@ static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
 }
 
 static inline void watch_pages(struct kmem_cache *s, gfp_t flags)
+{
+}
+
+static inline void watch_report(struct kmem_cache *s)
 {
 }
 #endif
@@ -373,9 +383,16 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 
 	start = slab_address(slab);
 	random = random_order(s);
+	/* KASAN: all of it off limits; objects open only while allocated. */
+	kasan_poison_slab(slab);
 	for (i = 0, p = start; i < objects; i++, p += s->size) {
-		if (s->ctor)
-			s->ctor(p);
+		void *object = kasan_init_slab_obj(s, p);
+
+		if (s->ctor) {
+			kasan_unpoison_object_data(s, object);
+			s->ctor(object);
+			kasan_poison_object_data(s, object);
+		}
 		if (slqb_debug_cache(s))
 			slqb_debug_init_object(s, p);
 		if (!random)
@@ -528,6 +545,36 @@ void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard)
  * allow sleeping: the caller may then be running on another CPU. A caller
  * that had them disabled gets no direct reclaim.
  */
+/*
+ * No slab could be had for an allocation that did not ask for silence: say
+ * so, a few times in a burst at most, with what the cache already holds.
+ */
+void slqb_report_no_slab(struct kmem_cache *s, gfp_t flags, int node)
+{
+	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
+				      DEFAULT_RATELIMIT_BURST);
+	struct kmem_cache_node *n;
+	struct slqb_totals t;
+	int nid;
+
+	if (flags & __GFP_NOWARN)
+		return;
+	watch_report(s);
+	if (!__ratelimit(&rs))
+		return;
+	slqb_cache_totals(s, &t);
+	pr_warn("SLQB: %s: no new slab on node %d, gfp %#x(%pGg)\n",
+		s->name, node, flags, &flags);
+	pr_warn("SLQB: %s: objects of %u bytes (%u with metadata), %u per slab of order %u, or %u of order %u\n",
+		s->name, s->object_size, s->size, s->objects, s->order,
+		s->min_objects, s->min_order);
+	pr_warn("SLQB: %s: %lu slabs, %lu objects, %lu of them in use\n",
+		s->name, t.slabs, t.objects, totals_in_use(s, &t));
+	for_each_kmem_cache_node(s, nid, n)
+		pr_warn("SLQB: %s: node %d has %ld slabs\n", s->name, nid,
+			atomic_long_read(&n->list.node_slabs));
+}
+
 static struct slab *new_slab_irqoff(struct kmem_cache *s, gfp_t flags,
 				    int node, unsigned long irqflags)
 {
@@ -536,11 +583,15 @@ static struct slab *new_slab_irqoff(struct kmem_cache *s, gfp_t flags,
 	flags &= gfp_allowed_mask;
 	if (irqs_disabled_flags(irqflags))
 		flags &= ~__GFP_DIRECT_RECLAIM;
-	if (!gfpflags_allow_blocking(flags))
-		return slqb_new_slab(s, flags, node);
-	local_irq_enable();
-	slab = slqb_new_slab(s, flags, node);
-	local_irq_disable();
+	if (!gfpflags_allow_blocking(flags)) {
+		slab = slqb_new_slab(s, flags, node);
+	} else {
+		local_irq_enable();
+		slab = slqb_new_slab(s, flags, node);
+		local_irq_disable();
+	}
+	if (unlikely(!slab))
+		slqb_report_no_slab(s, flags, node);
 	return slab;
 }
 
@@ -1302,8 +1353,9 @@ static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
 		return;
 	}
 	slqb_memcg_free_hook(s, slab, &object, 1);
-	slab_free_hook(s, object, slqb_init_on_free(s) &&
-		       !is_kfence_address(object));
+	if (slab_free_hook(s, object, slqb_init_on_free(s) &&
+			   !is_kfence_address(object)))
+		return;
 	if (kfence_free(object))
 		return;
 
@@ -1348,6 +1400,27 @@ static noinline __cold void kmem_cache_free_debug(struct kmem_cache *s,
 {
 	__kmem_cache_free_one(s, x, addr, true);
 }
+
+#ifdef CONFIG_KASAN_GENERIC
+/*
+ * KASAN's quarantine gives back an object that slab_free_hook() kept: the
+ * hooks have run, so it goes straight to the queues, or through the rest of
+ * the checked free in a debugged cache. Called with interrupts on or off.
+ */
+void ___cache_free(struct kmem_cache *s, void *x, unsigned long addr)
+{
+	struct slab *slab = object_slab(x);
+	unsigned long flags;
+
+	if (slqb_debug_cache(s)) {
+		slqb_debug_release(s, slab, x);
+		return;
+	}
+	local_irq_save(flags);
+	__slqb_free(s, slab, x);
+	local_irq_restore(flags);
+}
+#endif
 
 /**
  * kmem_cache_free - free an object
@@ -1433,11 +1506,19 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 	init = slqb_init_on_free(run->s);
 	run->head = NULL;
 	for (i = size; i < end; i++) {
-		slab_free_hook(run->s, p[i], init);
+		/* Quarantined by KASAN: left out of the run, marked done. */
+		if (slab_free_hook(run->s, p[i], init)) {
+			p[i] = NULL;
+			run->nr--;
+			continue;
+		}
 		set_freepointer(run->s, p[i], run->head);
 		run->head = p[i];
 	}
 	run->tail = p[size];
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC) && run->nr)
+		for (i = size; !run->tail; )
+			run->tail = p[++i];
 	return size;
 }
 
@@ -1625,7 +1706,11 @@ static void drain_local_queues(void *info)
 	slqb_discard_slabs(s, &discard);
 }
 
-/* Phase two, once no CPU holds objects for others: claim remote queues. */
+/*
+ * Phase two, once no CPU holds objects for others: claim remote queues.
+ * A capped claim (slqb_claim_work()) may have run since phase one: its
+ * objects, all of this CPU's own slabs, went onto the LIFO.
+ */
 static void drain_remote_queue(void *info)
 {
 	struct kmem_cache *s = info;
@@ -1633,6 +1718,7 @@ static void drain_remote_queue(void *info)
 	LIST_HEAD(discard);
 
 	claim_remote(s, c, &discard);
+	flush_lifo(s, c, c->list.nr, &discard);
 	rlist_handover(s, c, &discard);
 	slqb_discard_slabs(s, &discard);
 }
@@ -2054,6 +2140,8 @@ static struct kmem_cache_node *__init early_node_alloc(struct kmem_cache *s,
 	n = slab->freelist;
 	slab->freelist = get_freepointer(s, n);
 	slab->inuse = 1;
+	/* Taken past the allocation hooks: open it to KASAN by hand. */
+	n = kasan_slab_alloc(s, n, GFP_NOWAIT, false);
 	init_node_list(s, n);
 	atomic_long_set(&n->list.node_slabs, 1);
 	slab->list = &n->list;
@@ -2163,8 +2251,9 @@ static unsigned int preferred_order(unsigned int size, unsigned int min_order)
  * the object (constructors and SLAB_TYPESAFE_BY_RCU need the contents kept
  * while free, and debugged caches check them), then padding to the
  * alignment. Debugged caches add a red zone before the free pointer and
- * their tracks after it (see mm/slqb_debug.c). Returns the size up to the
- * padding and sets *offset to the free pointer's offset.
+ * their tracks after it (see mm/slqb_debug.c); KASAN's metadata and red
+ * zone come after all of these. Returns the size up to KASAN's part and
+ * sets *offset to the free pointer's offset.
  */
 static unsigned int object_layout(struct kmem_cache *s, slab_flags_t flags,
 				  unsigned int *offset)
@@ -2204,7 +2293,10 @@ static int calculate_sizes(struct kmem_cache *s)
 		}
 	}
 	s->inuse = object_layout(s, s->flags, &s->offset);
-	size = ALIGN(s->inuse, s->align);
+	/* KASAN's metadata and red zone come after all of SLQB's. */
+	size = s->inuse;
+	kasan_cache_create(s, &size, &s->flags);
+	size = ALIGN(size, s->align);
 
 	order = calculate_order(size);
 	if (order < 0)

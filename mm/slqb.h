@@ -17,6 +17,7 @@
  */
 
 #include <linux/jump_label.h>
+#include <linux/kasan.h>
 #include <linux/kmemleak.h>
 #include <linux/kmsan.h>
 #include <linux/nodemask.h>
@@ -170,8 +171,14 @@ static inline void *slab_take_object(struct kmem_cache *s,
 	return object;
 }
 
-/* The hooks of every free, before the object goes back to SLQB. */
-static __always_inline void slab_free_hook(struct kmem_cache *s, void *x,
+/*
+ * The hooks of every free, before the object goes back to SLQB. True when
+ * KASAN keeps the object in its quarantine (or refuses a bad free): it must
+ * not be queued now; the quarantine hands it back through ___cache_free().
+ * The clearing for init_on_free stays next to kasan_slab_free(), which in
+ * KASAN's hardware tags mode would clear the object itself.
+ */
+static __always_inline bool slab_free_hook(struct kmem_cache *s, void *x,
 					   bool init)
 {
 	kmemleak_free_recursive(x, s->flags);
@@ -179,11 +186,13 @@ static __always_inline void slab_free_hook(struct kmem_cache *s, void *x,
 	debug_check_no_locks_freed(x, s->object_size);
 	if (!(s->flags & SLAB_DEBUG_OBJECTS))
 		debug_check_no_obj_freed(x, s->object_size);
-	if (init)
+	if (init && !kasan_has_integrated_init())
 		memset(x, 0, s->object_size);
+	return kasan_slab_free(s, x, init);
 }
 
 struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node);
+void __cold slqb_report_no_slab(struct kmem_cache *s, gfp_t flags, int node);
 void slqb_free_slab(struct kmem_cache *s, struct slab *slab);
 void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard);
 
@@ -263,6 +272,7 @@ void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 		       unsigned long addr);
 void slqb_debug_slab_free(struct kmem_cache *s, struct slab *slab,
 			  void *object, unsigned long addr);
+void slqb_debug_release(struct kmem_cache *s, struct slab *slab, void *object);
 struct kmem_cache *slqb_debug_check_cache(struct kmem_cache *s, void *x);
 void slqb_debug_release_empty_slabs(struct kmem_cache *s);
 /* For the sysfs files validate, alloc_calls and free_calls. */
@@ -308,6 +318,11 @@ static inline void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags,
 static inline void slqb_debug_slab_free(struct kmem_cache *s,
 					struct slab *slab, void *object,
 					unsigned long addr)
+{
+}
+
+static inline void slqb_debug_release(struct kmem_cache *s,
+				      struct slab *slab, void *object)
 {
 }
 
@@ -362,6 +377,7 @@ struct slqb_test_watch {
 	unsigned int calls;
 	gfp_t first_flags;
 	bool irqs_enabled;	/* in any of them */
+	unsigned int reports;	/* failures reported on the console */
 };
 
 /* Record the page allocations of @s in @w; NULL: stop. */

@@ -388,8 +388,10 @@ void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 			slqb_free_slab(s, slab);
 			slab = NULL;
 		}
-		if (!slab)
+		if (!slab) {
+			slqb_report_no_slab(s, gfpflags, node);
 			return NULL;
+		}
 		n = get_node(s, slab_nid(slab));
 		spin_lock_irqsave(&n->list_lock, flags);
 		list_add_slab(s, &n->list, slab);
@@ -459,34 +461,50 @@ static bool debug_free_checks(struct kmem_cache *s, struct kmem_cache_list *l,
 	return true;
 }
 
-/* Free to a debugged cache: check, run the hooks, then free under the lock. */
+/*
+ * The second half of a checked free: mark the object free, under the lock.
+ * Also where KASAN's quarantine gives back an object of a debugged cache.
+ */
+void slqb_debug_release(struct kmem_cache *s, struct slab *slab, void *object)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+	unsigned long flags;
+	LIST_HEAD(discard);
+
+	debug_trace(s, slab, object, false);
+	spin_lock_irqsave(&n->list_lock, flags);
+	debug_mark_free(s, object);
+	stat(&n->list, FREE);
+	debug_put_object(s, &n->list, slab, object, &discard);
+	spin_unlock_irqrestore(&n->list_lock, flags);
+	slqb_discard_slabs(s, &discard);
+}
+
+/*
+ * Free to a debugged cache: check, record the free, run the hooks, then
+ * free under the lock. An object that KASAN quarantines is marked free
+ * only when the quarantine gives it back (slqb_debug_release()): until
+ * then KASAN's free metadata may sit where the poison would go.
+ */
 void slqb_debug_slab_free(struct kmem_cache *s, struct slab *slab,
 			  void *object, unsigned long addr)
 {
 	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
 	depot_stack_handle_t handle = save_stack(s);
 	unsigned long flags;
-	LIST_HEAD(discard);
 	bool ok;
 
 	spin_lock_irqsave(&n->list_lock, flags);
 	ok = debug_free_checks(s, &n->list, slab, object);
+	if (ok && (s->flags & SLAB_STORE_USER))
+		set_track(s, object, TRACK_FREE, addr, handle);
 	spin_unlock_irqrestore(&n->list_lock, flags);
 	if (!ok)
 		return;
 
 	memcg_slab_free_hook(s, slab, &object, 1);
-	slab_free_hook(s, object, slab_want_init_on_free(s));
-	debug_trace(s, slab, object, false);
-
-	spin_lock_irqsave(&n->list_lock, flags);
-	if (s->flags & SLAB_STORE_USER)
-		set_track(s, object, TRACK_FREE, addr, handle);
-	debug_mark_free(s, object);
-	stat(&n->list, FREE);
-	debug_put_object(s, &n->list, slab, object, &discard);
-	spin_unlock_irqrestore(&n->list_lock, flags);
-	slqb_discard_slabs(s, &discard);
+	if (!slab_free_hook(s, object, slab_want_init_on_free(s)))
+		slqb_debug_release(s, slab, object);
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include <linux/atomic.h>
 #include <linux/irq_work.h>
+#include <linux/kasan.h>
 #include <linux/kfence.h>
 #include <linux/kobject.h>
 #include <linux/list.h>
@@ -109,6 +110,9 @@ struct kmem_cache {
 #ifdef CONFIG_SLAB_FREELIST_RANDOM
 	unsigned int *random_seq;	/* free order of new slabs */
 #endif
+#ifdef CONFIG_KASAN_GENERIC
+	struct kasan_cache kasan_info;	/* where KASAN keeps its metadata */
+#endif
 #ifdef CONFIG_SYSFS
 	struct kobject kobj;
 #endif
@@ -137,6 +141,18 @@ static inline unsigned int obj_to_index(const struct kmem_cache *cache,
 	if (is_kfence_address(obj))
 		return 0;
 	return __obj_to_index(cache, slab_address(slab), obj);
+}
+
+/* The start of the object that @x points into (for KASAN's reports). */
+static inline void *nearest_obj(struct kmem_cache *cache,
+				const struct slab *slab, void *x)
+{
+	void *base = slab_address(slab);
+	unsigned int index = __obj_to_index(cache, base, x);
+
+	if (index >= slab->objects)
+		index = slab->objects - 1;
+	return base + index * cache->size;
 }
 
 static inline int objs_per_slab(const struct kmem_cache *cache,

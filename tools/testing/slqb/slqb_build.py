@@ -257,10 +257,12 @@ def run_make_logged(cmd: Sequence[str], env: Dict[str, str], log_path: str,
 	return proc.wait(), lines
 
 
-def build_kernel(paths: Paths, spec: KernelSpec, base: str) -> str:
-	"""Builds bzImage (and modules if any) for spec; returns bzImage path."""
+def build_kernel(paths: Paths, spec: KernelSpec, base: str,
+		 objects: Sequence[str] = ()) -> str:
+	"""Builds bzImage (and modules if any) for spec, or only the given
+	objects (paths in the tree such as mm/slqb.o); returns bzImage path."""
 	config = read_text(os.path.join(spec.build_dir(paths), '.config'))
-	targets = [arch_of(spec.arch).target] + \
+	targets = list(objects) or [arch_of(spec.arch).target] + \
 		(['modules'] if re.search(r'=m$', config, re.M) else [])
 	log_path = paths.new_log(f'build-{spec.name}')
 	write_text(log_path, f'# slqb build of {spec.name} on {base}\n')

@@ -30,7 +30,7 @@ from slqb_util import Paths, SlqbError, quote_lines
 # slqb_group_NAME.py holds the group NAME (or, for arch, arch-<name>).
 GROUP_MODULES = ('slqb_group_unit', 'slqb_group_harness', 'slqb_group_slqbinfo',
 		 'slqb_group_kernels', 'slqb_group_bench', 'slqb_group_series',
-		 'slqb_group_arch')
+		 'slqb_group_arch', 'slqb_group_peers')
 
 GROUPS: Dict[str, Callable[['Context'], None]] = {}
 # Groups that run only when named (--group, or --arch for arch-*), not in

@@ -81,9 +81,9 @@ def memhp_params(size_mb: int, kernel_node: int, movable_node: int) -> str:
 		      memhpmovable=movable_node)
 
 
-def selftest_params() -> str:
-	"""Load the kernel's own slab self-test modules."""
-	return params(selftests=1)
+def selftest_params(*names: str) -> str:
+	"""Load the kernel's own slab self-test modules: those named, or all."""
+	return params(selftests=','.join(names) if names else 1)
 
 
 def load_params(*modules: str, debugcheck: bool = False) -> str:

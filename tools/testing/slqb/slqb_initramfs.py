@@ -26,7 +26,8 @@ WORKLOAD_TOOLS = ('stress-ng', 'hackbench')
 SELFTEST_MODULES = ('lib/test_meminit.ko', 'lib/test_xarray.ko')
 # Test modules that report bugs on purpose, loaded only by boots that name
 # them (slqbtest.load=NAME) and judge their reports.
-EXTRA_MODULES = ('lib/test_slqb_debug.ko', 'mm/kfence/kfence_test.ko')
+EXTRA_MODULES = ('lib/test_slqb_debug.ko', 'mm/kfence/kfence_test.ko',
+		 'mm/kasan/kasan_test.ko')
 # `slqb bench` initramfs only: its module (built into <build>/slqb-bench)
 # and the tools of its system workloads.
 BENCH_MODULE = os.path.join('slqb-bench', 'slqb_bench.ko')

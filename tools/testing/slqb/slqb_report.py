@@ -8,7 +8,7 @@ so that `slqb test` can check it on made-up logs.
 
 import dataclasses
 import re
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Collection, List, Optional, Sequence, Tuple
 
 from slqb_guest import STEP_FAILED_RE, VERDICT_RE
 from slqb_util import quote_lines
@@ -130,17 +130,29 @@ class KtapReport:
 	suites: List[KtapResult] = dataclasses.field(default_factory=list)
 	incomplete: List[str] = dataclasses.field(default_factory=list)
 
-	def failures(self) -> List[KtapResult]:
-		"""Every `not ok` result, deepest first within a suite."""
+	def failures(self, excused: Collection[str] = ()) -> List[KtapResult]:
+		"""Every `not ok` result, deepest first within a suite, but the
+		cases named in excused ('suite.case') and a suite that failed for
+		those alone."""
 		found = []
-
-		def walk(result: KtapResult) -> None:
-			for child in result.children:
-				walk(child)
-			if not result.ok:
-				found.append(result)
 		for suite in self.suites:
+			mine: List[KtapResult] = []
+			seen_excused = False
+
+			def walk(result: KtapResult, suite: KtapResult = suite) -> None:
+				nonlocal seen_excused
+				for child in result.children:
+					walk(child)
+				if result.ok or result is suite:
+					return
+				if f'{suite.name}.{result.name}' in excused:
+					seen_excused = True
+				else:
+					mine.append(result)
 			walk(suite)
+			if not suite.ok and (mine or not seen_excused):
+				mine.append(suite)
+			found.extend(mine)
 		return found
 
 	def count(self) -> Tuple[int, int, int]:
@@ -150,10 +162,11 @@ class KtapReport:
 		skipped = sum(1 for c in cases if c.skipped)
 		return passed, len(cases) - passed - skipped, skipped
 
-	def clean(self) -> bool:
-		"""Results seen, at least one suite, nothing failed or missing."""
-		return self.seen and bool(self.suites) and not self.failures() \
-			and not self.incomplete
+	def clean(self, excused: Collection[str] = ()) -> bool:
+		"""Results seen, at least one suite, nothing failed (but what is
+		excused, see failures()) or missing."""
+		return self.seen and bool(self.suites) and \
+			not self.failures(excused) and not self.incomplete
 
 	def summary(self) -> List[str]:
 		"""Plain-text report lines: one per suite plus a total."""
@@ -250,22 +263,30 @@ def unexpected_reports(lines: Sequence[str], allowed: Allowed) -> List[str]:
 	return bad
 
 
-def kfence_suite(ktap: KtapReport) -> Optional[KtapResult]:
-	"""The result of the kfence KUnit suite, if the console has one."""
-	return next((s for s in ktap.suites if s.name == 'kfence'), None)
+# KUnit suites that provoke reports on purpose: suite name -> the label of
+# the reports it may show (see BAD_PATTERNS).
+REPORTING_SUITES = {'kfence': 'KFENCE report', 'kasan': 'KASAN report'}
 
 
-def kfence_test_reports(lines: Sequence[str],
-			suite: Optional[KtapResult]) -> Allowed:
-	"""allowed() for unexpected_reports: KFENCE reports inside kfence_test.
+def ktap_suite(ktap: KtapReport, name: str) -> Optional[KtapResult]:
+	"""The result of the KUnit suite called name, if the console has one."""
+	return next((s for s in ktap.suites if s.name == name), None)
 
-	The suite provokes KFENCE reports on purpose; one anywhere else on the
-	console, before the module loads or after its result, is a bug that
-	KFENCE found in the kernel or the allocator.
+
+def suite_reports(lines: Sequence[str], suite: Optional[KtapResult],
+		  name: str) -> Allowed:
+	"""allowed() for unexpected_reports: the reports of REPORTING_SUITES[name]
+	inside that suite's output.
+
+	kfence_test and kasan_test provoke reports on purpose; one anywhere else
+	on the console, before the module loads or after its result, is a bug
+	that the tool found in the kernel or the allocator.
 	"""
+	label_ok = REPORTING_SUITES[name]
 	span = range(0)
 	if suite is not None:
 		starts = [i for i in range(suite.index)
-			  if strip_printk(lines[i]).strip() == '# Subtest: kfence']
+			  if strip_printk(lines[i]).strip() == f'# Subtest: {name}']
 		span = range(starts[-1] if starts else suite.index, suite.index + 1)
-	return lambda label, index, line: label == 'KFENCE report' and index in span
+	return lambda label, index, line: label == label_ok and index in span
+

@@ -277,6 +277,22 @@ class JudgeTest(unittest.TestCase):
 		self.assertEqual(len(outcome.errors), 1)
 		self.assertIn('QEMU exited with status 1', outcome.errors[0])
 
+	def test_kunit_excused_failures(self):
+		lines = ['KTAP version 1', '1..1', '    # Subtest: s', '    1..2',
+			 '    not ok 1 known', '    ok 2 fine', 'not ok 1 s']
+		ktap = slqb_report.parse_ktap(lines)
+		self.assertEqual([r.name for r in ktap.failures()], ['known', 's'])
+		self.assertEqual(ktap.failures(['s.known']), [])
+		self.assertTrue(ktap.clean(['s.known']))
+		self.assertFalse(ktap.clean(['s.fine', 'other.known']))
+		lines[5] = '    not ok 2 fine'
+		ktap = slqb_report.parse_ktap(lines)
+		self.assertEqual([r.name for r in ktap.failures(['s.known'])],
+				 ['fine', 's'])
+		# A suite that failed with no failing case is not excused.
+		ktap = slqb_report.parse_ktap(lines[:4] + ['not ok 1 s'])
+		self.assertEqual([r.name for r in ktap.failures(['s.known'])], ['s'])
+
 	def test_kunit_failure(self):
 		lines = ['KTAP version 1', '1..1', '    # Subtest: s', '    1..1',
 			 '    not ok 1 case', 'not ok 1 s', 'SLQB-GUEST: PASS']
@@ -290,24 +306,34 @@ class KfenceJudgmentTest(unittest.TestCase):
 
 	def test_reports_outside_the_suite(self):
 		lines = fixture_lines('kfence-console.log')
-		suite = slqb_report.kfence_suite(slqb_report.parse_ktap(lines))
+		suite = slqb_report.ktap_suite(slqb_report.parse_ktap(lines), 'kfence')
 		self.assertEqual((suite.name, suite.index), ('kfence', 6))
-		allowed = slqb_report.kfence_test_reports(lines, suite)
+		allowed = slqb_report.suite_reports(lines, suite, 'kfence')
 		self.assertEqual(slqb_report.unexpected_reports(lines, allowed),
 				 [lines[0], lines[-1]])
 
 	def test_no_suite_allows_nothing(self):
 		lines = fixture_lines('kfence-console.log')[:1]
-		suite = slqb_report.kfence_suite(slqb_report.parse_ktap(lines))
+		suite = slqb_report.ktap_suite(slqb_report.parse_ktap(lines), 'kfence')
 		self.assertIsNone(suite)
-		allowed = slqb_report.kfence_test_reports(lines, suite)
+		allowed = slqb_report.suite_reports(lines, suite, 'kfence')
 		self.assertEqual(slqb_report.unexpected_reports(lines, allowed), lines)
 
 	def test_only_kfence_reports_inside(self):
 		lines = fixture_lines('kfence-console.log')
 		lines.insert(4, '[    9.050000] WARNING: CPU: 0 PID: 1 at mm/kfence/core.c:1')
-		allowed = slqb_report.kfence_test_reports(
-			lines, slqb_report.kfence_suite(slqb_report.parse_ktap(lines)))
+		allowed = slqb_report.suite_reports(
+			lines, slqb_report.ktap_suite(slqb_report.parse_ktap(lines), 'kfence'),
+			'kfence')
+		self.assertEqual(slqb_report.unexpected_reports(lines, allowed),
+				 [lines[0], lines[4], lines[-1]])
+
+	def test_kasan_suite_allows_only_kasan_reports(self):
+		lines = [l.replace('kfence', 'kasan').replace('KFENCE', 'KASAN')
+			 for l in fixture_lines('kfence-console.log')]
+		lines.insert(4, '[    9.050000] BUG: KFENCE: out-of-bounds read in x+0x9/0x30')
+		suite = slqb_report.ktap_suite(slqb_report.parse_ktap(lines), 'kasan')
+		allowed = slqb_report.suite_reports(lines, suite, 'kasan')
 		self.assertEqual(slqb_report.unexpected_reports(lines, allowed),
 				 [lines[0], lines[4], lines[-1]])
 
@@ -839,7 +865,8 @@ class MemhpTest(unittest.TestCase):
 		self.assertIn('never asked for the dimms', errors[1])
 
 	def test_boots_checks(self):
-		boots = [b for b in slqb_group_kernels.BOOTS if b.memory_hotplug]
+		boots = [b for b in slqb_group_kernels.BOOTS + slqb_group_kernels.PEER_BOOTS
+			 if b.memory_hotplug]
 		self.assertEqual(sorted(b.alloc for b in boots), ['slqb', 'slub'])
 		for boot in boots:
 			Shape(boot.cpus, boot.nodes, boot.memoryless, True).validate()

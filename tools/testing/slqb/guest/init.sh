@@ -14,6 +14,8 @@
 #       bench: `slqb bench`: the benchmarks named by slqbtest.bench (see
 #             bench_mode below); results on "SLQB-BENCH " lines.
 #   slqbtest.stress=SECONDS   stress-ng time in the workload (0: none)
+#   slqbtest.selftests=1|NAME[,NAME]  boot: load the self-test modules, all
+#                             of them or those named (test_meminit, ...)
 #   slqbtest.alloc=NAME       allocator of this kernel (slqb shows slqbinfo)
 #   slqbtest.cpus=N slqbtest.nodes=N slqbtest.memnodes=N   expected shape
 #   slqbtest.fake=BUG|WARNING print a fake kernel report (harness self-test)
@@ -180,13 +182,23 @@ mem_returned() {
 }
 
 run_selftests() {	# the kernel's own slab self-tests, when the boot asks
-	[ "$(param selftests 0)" = 1 ] || { echo "not asked for"; return 0; }
+	want=$(param selftests 0)	# 1: all of them; or NAME[,NAME]
+	[ "$want" != 0 ] || { echo "not asked for"; return 0; }
 	rc=0
+	found=0
 	for module in /lib/slqbtest/*.ko; do
 		[ -e "$module" ] || { echo "no self-test modules"; return 1; }
-		echo "loading ${module##*/}"
+		name=${module##*/}
+		name=${name%.ko}
+		case ",$want," in
+		,1,|*",$name,"*) ;;
+		*) continue ;;
+		esac
+		found=$(( found + 1 ))
+		echo "loading $name.ko"
 		insmod "$module" || rc=1
 	done
+	[ "$found" -gt 0 ] || { echo "no self-test module named $want"; return 1; }
 	return $rc
 }
 
