@@ -539,13 +539,6 @@ void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard)
 }
 
 /*
- * Allocate a slab with interrupts disabled on entry and exit; @irqflags are
- * the caller's, saved before it disabled them. Interrupts are enabled around
- * the page allocation only if they were enabled in the caller and the flags
- * allow sleeping: the caller may then be running on another CPU. A caller
- * that had them disabled gets no direct reclaim.
- */
-/*
  * No slab could be had for an allocation that did not ask for silence: say
  * so, a few times in a burst at most, with what the cache already holds.
  */
@@ -575,6 +568,13 @@ void slqb_report_no_slab(struct kmem_cache *s, gfp_t flags, int node)
 			atomic_long_read(&n->list.node_slabs));
 }
 
+/*
+ * Allocate a slab with interrupts disabled on entry and exit; @irqflags are
+ * the caller's, saved before it disabled them. Interrupts are enabled around
+ * the page allocation only if they were enabled in the caller and the flags
+ * allow sleeping: the caller may then be running on another CPU. A caller
+ * that had them disabled gets no direct reclaim.
+ */
 static struct slab *new_slab_irqoff(struct kmem_cache *s, gfp_t flags,
 				    int node, unsigned long irqflags)
 {
