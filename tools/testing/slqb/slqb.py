@@ -27,6 +27,7 @@ and the new files of this repository, boot it in QEMU, and judge the boot.
   slqb.py boot [--alloc slqb|slub|slab|slob] [--cpus N] [--nodes N]
                [--memoryless-node [--memory-hotplug]] [--kconfig CONFIG_X=y ...]
                [--append ARGS] [--shell] [--timeout S] [--stress S]
+               [--base-config FILE]
   slqb.py apply DIR      lay the series and the new files over a 6.1 tree
   slqb.py test           everything CI runs
   slqb.py boot|test --arch arm64|i386   the same on another architecture
@@ -51,7 +52,8 @@ from slqb_arch import ARCHES, DEFAULT_ARCH, arch_of
 from slqb_group_arch import group_name
 from slqb_boot import (DEFAULT_TIMEOUT_S, BootRequest, boot_kernel,
 		       prepare_kernel, print_outcome)
-from slqb_build import ALLOCATORS, KernelSpec, parse_kconfig_option
+from slqb_build import (ALLOCATORS, KernelSpec, base_spec,
+			parse_kconfig_option)
 from slqb_checks import run_all, select_groups
 from slqb_host import ensure_packages
 from slqb_qemu import MAX_CPUS, Shape
@@ -62,7 +64,17 @@ from slqb_util import REPO_ROOT, Paths, SlqbError, fmt_duration, log
 def cmd_boot(args: argparse.Namespace) -> int:
 	"""slqb boot: build (if needed) and boot one kernel."""
 	extras = tuple('='.join(parse_kconfig_option(o)) for o in args.kconfig)
-	spec = KernelSpec(args.alloc, extras, args.arch)
+	if args.base_config is not None:
+		if args.arch != DEFAULT_ARCH:
+			raise SlqbError('--base-config is for x86_64 only', exit_code=2)
+		if args.memory_hotplug:
+			raise SlqbError('--memory-hotplug needs the harness\'s own '
+					'kernel config (its module and ACPI memory '
+					'devices); it does not go with --base-config',
+					exit_code=2)
+		spec = base_spec(args.alloc, extras, args.base_config)
+	else:
+		spec = KernelSpec(args.alloc, extras, args.arch)
 	shape = Shape(args.cpus, args.nodes, args.memoryless_node,
 		      args.memory_hotplug)
 	nr_cpus = dict(parse_kconfig_option(o) for o in extras).get('CONFIG_NR_CPUS')
@@ -156,6 +168,12 @@ def parser() -> argparse.ArgumentParser:
 			  help='seconds of stress-ng in the workload, 0 for none (default: 10)')
 	boot.add_argument('--arch', choices=list(ARCHES), default=DEFAULT_ARCH,
 			  help='architecture (default: x86_64; arm64 has 64K pages)')
+	boot.add_argument('--base-config', metavar='FILE',
+			  help='start from this .config (plain, .xz or .gz; e.g. '
+			  'Debian\'s /usr/src/linux-config-6.1/*.xz) instead of '
+			  'tinyconfig and the harness\'s fragments: only the '
+			  'allocator is switched, and the options that changed '
+			  'are listed; x86_64, no modules built')
 	boot.set_defaults(func=cmd_boot)
 
 	apply = sub.add_parser('apply', help='apply the series and new files to a 6.1 tree')

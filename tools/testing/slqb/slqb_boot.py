@@ -107,7 +107,7 @@ def prepare_kernel(paths: Paths, spec: KernelSpec) -> Prepared:
 		configure(paths, spec, stamp, update.kconfig_digest)
 		wait_for_foreign_builds()
 		bzimage = build_kernel(paths, spec, base)
-		if spec.arch == DEFAULT_ARCH:
+		if spec.arch == DEFAULT_ARCH and not spec.base_digest:
 			build_module(paths, spec)
 		initrd = build_initramfs(paths, spec)
 	nr_cpus = int(config_value(paths, spec, 'CONFIG_NR_CPUS') or 1)

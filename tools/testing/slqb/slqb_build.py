@@ -5,10 +5,15 @@ One build directory per (arch, allocator, extra options):
 <cache>/build/x86_64-slub, <cache>/build/x86_64-slqb-1a2b3c4d, ...
 The config is tinyconfig plus configs/base.config plus
 configs/alloc-<allocator>.config plus --kconfig extras, merged with the
-kernel's merge_config.sh and checked afterwards.
+kernel's merge_config.sh and checked afterwards. With --base-config a
+user's own .config (a distribution's, say) takes the place of tinyconfig
+and the fragments: only the allocator is switched, and the options that
+the switch changed are listed (x86_64-slqb-base-1a2b3c4d).
 """
 
 import dataclasses
+import gzip
+import lzma
 import os
 import re
 import shlex
@@ -42,12 +47,19 @@ class KernelSpec:
 	alloc: str
 	extras: Tuple[str, ...] = ()
 	arch: str = dataclasses.field(default=ARCH, repr=False)
+	# --base-config: the user's .config as read (see read_base_config);
+	# its digest names the build and keys its config.
+	base_text: str = dataclasses.field(default='', repr=False, compare=False)
+	base_digest: str = ''
 
 	@property
 	def name(self) -> str:
-		"""x86_64-slub, or x86_64-slub-<hash> with extras."""
+		"""x86_64-slub, x86_64-slub-<hash> with extras, or
+		x86_64-slub-base-<hash> on a base config."""
 		name = f'{self.arch}-{self.alloc}'
-		if self.extras:
+		if self.base_digest:
+			name += '-base-' + sha1_of(self.base_digest, *self.extras)[:8]
+		elif self.extras:
 			name += '-' + sha1_of(*self.extras)[:8]
 		return name
 
@@ -67,6 +79,58 @@ def parse_kconfig_option(text: str) -> Tuple[str, str]:
 	return m.group(1), m.group(2)
 
 
+def read_base_config(path: str) -> str:
+	"""The text of a user's .config for --base-config: plain, .xz or .gz
+	(Debian's linux-config-6.1 ships them as .xz). Refuses a missing or
+	unreadable file, one that is no kernel config, or one that is not for
+	x86_64, with exit code 2."""
+	what = f'--base-config {path}'
+	try:
+		with open(path, 'rb') as f:
+			data = f.read()
+	except OSError as e:
+		raise SlqbError(f'{what}: cannot read it: {e.strerror}', exit_code=2)
+	try:
+		if data[:6] == b'\xfd7zXZ\x00':
+			data = lzma.decompress(data)
+		elif data[:2] == b'\x1f\x8b':
+			data = gzip.decompress(data)
+		text = data.decode('utf-8')
+	except (lzma.LZMAError, OSError, EOFError, UnicodeDecodeError) as e:
+		raise SlqbError(f'{what}: not a readable config ({e})', exit_code=2)
+	options = parse_config(text)
+	if not any(value != 'n' for value in options.values()):
+		raise SlqbError(f'{what}: not a kernel .config (no CONFIG_ option '
+				'is set in it)', exit_code=2)
+	if options.get('CONFIG_X86_64') != 'y':
+		raise SlqbError(f'{what}: not an x86_64 config (CONFIG_X86_64 is '
+				'not set in it)', exit_code=2)
+	return text
+
+
+def base_spec(alloc: str, extras: Tuple[str, ...], path: str) -> KernelSpec:
+	"""The KernelSpec of `slqb boot --base-config path` (x86_64)."""
+	text = read_base_config(path)
+	return KernelSpec(alloc, extras, base_text=text,
+			  base_digest=sha1_of(text.encode()))
+
+
+def alloc_switch(alloc: str) -> str:
+	"""The fragment that picks alloc and unsets the other allocators."""
+	lines = [f'CONFIG_{alloc.upper()}=y']
+	lines += [f'# CONFIG_{other.upper()} is not set'
+		  for other in ALLOCATORS if other != alloc]
+	return '\n'.join(lines) + '\n'
+
+
+def config_changes(before: Dict[str, str], after: Dict[str, str]) -> List[str]:
+	"""'CONFIG_X: old -> new' for every option whose value differs
+	(an option that is absent counts as n), sorted by name."""
+	names = sorted(set(before) | set(after))
+	return [f'{name}: {before.get(name, "n")} -> {after.get(name, "n")}'
+		for name in names if before.get(name, 'n') != after.get(name, 'n')]
+
+
 def parse_config(text: str) -> Dict[str, str]:
 	"""Options of a .config or fragment; unset ones map to 'n'."""
 	options = {}
@@ -78,14 +142,25 @@ def parse_config(text: str) -> Dict[str, str]:
 	return options
 
 
+def alloc_label(spec: KernelSpec) -> str:
+	"""The fragment whose every option must stick."""
+	return 'allocator switch' if spec.base_digest else \
+		f'alloc-{spec.alloc}.config'
+
+
 def fragments(spec: KernelSpec, paths: Paths) -> List[Tuple[str, str]]:
 	"""(label, path) of the config fragments for spec, in merge order."""
-	frags = [('base.config', os.path.join(CONFIG_DIR, 'base.config'))]
-	arch_frag = os.path.join(CONFIG_DIR, f'arch-{spec.arch}.config')
-	if os.path.isfile(arch_frag):
-		frags.append((f'arch-{spec.arch}.config', arch_frag))
-	frags += [(f'alloc-{spec.alloc}.config',
-		  os.path.join(CONFIG_DIR, f'alloc-{spec.alloc}.config'))]
+	if spec.base_digest:
+		switch = os.path.join(spec.build_dir(paths), 'slqb-alloc-switch.config')
+		write_text(switch, alloc_switch(spec.alloc))
+		frags = [(alloc_label(spec), switch)]
+	else:
+		frags = [('base.config', os.path.join(CONFIG_DIR, 'base.config'))]
+		arch_frag = os.path.join(CONFIG_DIR, f'arch-{spec.arch}.config')
+		if os.path.isfile(arch_frag):
+			frags.append((f'arch-{spec.arch}.config', arch_frag))
+		frags += [(alloc_label(spec),
+			   os.path.join(CONFIG_DIR, f'alloc-{spec.alloc}.config'))]
 	if spec.extras:
 		extra = os.path.join(spec.build_dir(paths), 'slqb-extra.config')
 		write_text(extra, '\n'.join(spec.extras) + '\n')
@@ -133,16 +208,43 @@ def config_key(spec: KernelSpec, frags: Sequence[Tuple[str, str]],
 
 def generate_config(paths: Paths, spec: KernelSpec,
 		    frags: Sequence[Tuple[str, str]]) -> None:
-	"""tinyconfig, merge_config.sh of the fragments, olddefconfig."""
+	"""tinyconfig (or the base config), merge_config.sh of the
+	fragments, olddefconfig."""
 	build = spec.build_dir(paths)
 	env = build_env(paths)
 	config = os.path.join(build, '.config')
 	merge = os.path.join(paths.work, 'scripts', 'kconfig', 'merge_config.sh')
-	steps = [make_command(paths, spec, 'tinyconfig'),
-		 ['sh', merge, '-m', '-O', build, config, *[p for _, p in frags]],
+	start = [make_command(paths, spec, 'tinyconfig')]
+	if spec.base_digest:
+		write_text(config, spec.base_text)
+		start = []
+	steps = start + \
+		[['sh', merge, '-m', '-O', build, config, *[p for _, p in frags]],
 		 make_command(paths, spec, 'olddefconfig')]
 	for cmd in steps:
 		run(cmd, timeout=CONFIG_TIMEOUT_S, env=env, cwd=build)
+	if spec.base_digest:
+		write_text(os.path.join(build, SWITCH_CHANGES),
+			   '\n'.join(switch_changes(paths, spec, env)) + '\n')
+
+
+SWITCH_CHANGES = 'slqb-switch-changes.txt'
+
+
+def switch_changes(paths: Paths, spec: KernelSpec,
+		   env: Dict[str, str]) -> List[str]:
+	"""What the allocator switch (and --kconfig) changed: the base
+	config as olddefconfig makes it for this tree, in <build>/slqb-base,
+	against the build's .config."""
+	unswitched = os.path.join(spec.build_dir(paths), 'slqb-base')
+	os.makedirs(unswitched, exist_ok=True)
+	write_text(os.path.join(unswitched, '.config'), spec.base_text)
+	cmd = make_command(paths, spec, 'olddefconfig')
+	cmd = [f'O={unswitched}' if a.startswith('O=') else a for a in cmd]
+	run(cmd, timeout=CONFIG_TIMEOUT_S, env=env, cwd=unswitched)
+	before = parse_config(read_text(os.path.join(unswitched, '.config')))
+	after = parse_config(read_text(os.path.join(spec.build_dir(paths), '.config')))
+	return config_changes(before, after)
 
 
 def verify_config(paths: Paths, spec: KernelSpec,
@@ -162,11 +264,11 @@ def verify_config(paths: Paths, spec: KernelSpec,
 		have = final.get(name, 'n')
 		if have != value:
 			misses.setdefault(label, []).append(f'{name}={value} ({label}) is {have}')
-	alloc_label = f'alloc-{spec.alloc}.config'
-	if alloc_label in misses:
+	strict = alloc_label(spec)
+	if strict in misses:
 		raise SlqbError(f'the {spec.alloc} config did not come out as asked; '
 				'check the Kconfig dependencies:\n' +
-				quote_lines(misses[alloc_label]))
+				quote_lines(misses[strict]))
 	others = [m for label in misses for m in misses[label]]
 	if others:
 		warn(f'{len(others)} requested config options did not stick in '
@@ -185,13 +287,18 @@ def configure(paths: Paths, spec: KernelSpec, pristine_stamp: str,
 	if os.path.isfile(config) and read_text(key_file, '').strip() == key:
 		log(f'config: {spec.name} unchanged')
 	else:
-		log(f'config: generating {spec.name}: tinyconfig + ' +
+		start = 'base config' if spec.base_digest else 'tinyconfig'
+		log(f'config: generating {spec.name}: {start} + ' +
 		    ' + '.join(label for label, _ in frags))
 		if os.path.exists(key_file):
 			os.unlink(key_file)	# no stale key if we are cut off
 		generate_config(paths, spec, frags)
 		write_text(key_file, key + '\n')
 	verify_config(paths, spec, frags)
+	if spec.base_digest:
+		changes = read_text(os.path.join(build, SWITCH_CHANGES), '').splitlines()
+		log(f'config: the switch to {spec.alloc} changed {len(changes)} '
+		    'options of the base config:\n' + quote_lines(changes))
 
 
 def config_value(paths: Paths, spec: KernelSpec, name: str) -> Optional[str]:
@@ -262,8 +369,11 @@ def build_kernel(paths: Paths, spec: KernelSpec, base: str,
 	"""Builds bzImage (and modules if any) for spec, or only the given
 	objects (paths in the tree such as mm/slqb.o); returns bzImage path."""
 	config = read_text(os.path.join(spec.build_dir(paths), '.config'))
+	# A base config's modules (a distribution's thousand) are not built:
+	# the guest's workload needs none.
+	modules = re.search(r'=m$', config, re.M) and not spec.base_digest
 	targets = list(objects) or [arch_of(spec.arch).target] + \
-		(['modules'] if re.search(r'=m$', config, re.M) else [])
+		(['modules'] if modules else [])
 	log_path = paths.new_log(f'build-{spec.name}')
 	write_text(log_path, f'# slqb build of {spec.name} on {base}\n')
 	log(f'build: {spec.name} ({" ".join(targets)}), log: {log_path}')

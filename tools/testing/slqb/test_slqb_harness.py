@@ -16,7 +16,9 @@ seconds. Run them alone with
 each test case a check of its own.
 """
 
+import gzip
 import json
+import lzma
 import os
 import re
 import shutil
@@ -50,7 +52,7 @@ import slqb_tree
 from slqb_boot import BootRequest, Prepared, judge, kernel_cmdline
 from slqb_bench_report import Metric, Pairing, Sample, Summary
 from slqb_qemu import GuestRun, Shape
-from slqb_util import SlqbError, fixture_path, fixture_lines
+from slqb_util import Paths, SlqbError, fixture_path, fixture_lines
 
 # The repository's top, from this file's place in it.
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -411,6 +413,92 @@ class KconfigTest(unittest.TestCase):
 		self.assertRegex(one, r'^x86_64-slqb-[0-9a-f]{8}$')
 		self.assertNotEqual(one, two)
 		self.assertEqual(one, slqb_build.KernelSpec('slqb', ('CONFIG_SMP=n',)).name)
+
+
+class BaseConfigTest(unittest.TestCase):
+	"""slqb_build: `slqb boot --base-config FILE`."""
+
+	CONFIG = ('#\n# Linux/x86 6.1.192 Kernel Configuration\n#\n'
+		  'CONFIG_X86_64=y\nCONFIG_SLUB=y\n# CONFIG_SLQB is not set\n'
+		  'CONFIG_SLAB_FREELIST_RANDOM=y\n')
+
+	def write_bytes(self, name: str, data: bytes) -> str:
+		path = write_tmp(name, '')
+		with open(path, 'wb') as f:
+			f.write(data)
+		return path
+
+	def test_plain_xz_gz_read_alike(self):
+		data = self.CONFIG.encode()
+		for name, blob in (('base/plain', data), ('base/c.xz', lzma.compress(data)),
+				   ('base/c.gz', gzip.compress(data))):
+			self.assertEqual(slqb_build.read_base_config(
+				self.write_bytes(name, blob)), self.CONFIG, name)
+
+	def test_refusals(self):
+		arm = self.CONFIG.replace('CONFIG_X86_64=y', 'CONFIG_ARM64=y')
+		cases = [
+			(os.path.join(test_tmpdir, 'base', 'missing'), 'cannot read it'),
+			(write_tmp('base/prose', 'hello\n'), 'not a kernel .config'),
+			(write_tmp('base/unset', '# CONFIG_X86_64 is not set\n'),
+			 'not a kernel .config'),
+			(write_tmp('base/arm', arm), 'not an x86_64 config'),
+			(self.write_bytes('base/bad.xz', b'\xfd7zXZ\x00broken'),
+			 'not a readable config'),
+			(self.write_bytes('base/latin1', b'CONFIG_X86_64=y\n# \xff\n'),
+			 'not a readable config'),
+		]
+		for path, text in cases:
+			with self.assertRaises(SlqbError, msg=path) as cm:
+				slqb_build.read_base_config(path)
+			self.assertEqual(cm.exception.exit_code, 2)
+			self.assertIn(path, str(cm.exception))
+			self.assertIn(text, str(cm.exception))
+
+	def test_spec_name_follows_content(self):
+		one = slqb_build.base_spec('slqb', (), write_tmp('base/one', self.CONFIG))
+		same = slqb_build.base_spec('slqb', (), write_tmp('base/same', self.CONFIG))
+		other = slqb_build.base_spec('slqb', (), write_tmp(
+			'base/other', self.CONFIG + 'CONFIG_NUMA=y\n'))
+		extra = slqb_build.base_spec('slqb', ('CONFIG_KASAN=y',),
+					     write_tmp('base/one', self.CONFIG))
+		self.assertRegex(one.name, r'^x86_64-slqb-base-[0-9a-f]{8}$')
+		self.assertEqual(one.name, same.name)
+		self.assertEqual(one, same)
+		self.assertEqual(len({one.name, other.name, extra.name}), 3)
+
+	def test_switch_and_changes(self):
+		self.assertEqual(slqb_build.alloc_switch('slqb').splitlines(), [
+			'CONFIG_SLQB=y', '# CONFIG_SLUB is not set',
+			'# CONFIG_SLAB is not set', '# CONFIG_SLOB is not set'])
+		switch = slqb_build.parse_config(slqb_build.alloc_switch('slub'))
+		self.assertEqual([k for k, v in switch.items() if v == 'y'], ['CONFIG_SLUB'])
+		before = {'CONFIG_SLUB': 'y', 'CONFIG_SLQB': 'n', 'CONFIG_SLUB_DEBUG': 'y',
+			  'CONFIG_NR_CPUS': '8192'}
+		after = {'CONFIG_SLUB': 'n', 'CONFIG_SLQB': 'y', 'CONFIG_SLQB_DEBUG': 'y',
+			 'CONFIG_NR_CPUS': '8192'}
+		self.assertEqual(slqb_build.config_changes(before, after), [
+			'CONFIG_SLQB: n -> y', 'CONFIG_SLQB_DEBUG: n -> y',
+			'CONFIG_SLUB: y -> n', 'CONFIG_SLUB_DEBUG: y -> n'])
+		self.assertEqual(slqb_build.config_changes(before, before), [])
+
+	def test_fragments(self):
+		paths = slqb_util_paths()
+		spec = slqb_build.base_spec('slqb', ('CONFIG_KASAN=y',),
+					    write_tmp('base/frag', self.CONFIG))
+		os.makedirs(spec.build_dir(paths), exist_ok=True)
+		frags = slqb_build.fragments(spec, paths)
+		self.assertEqual([label for label, _ in frags],
+				 ['allocator switch', '--kconfig'])
+		with open(frags[0][1], encoding='utf-8') as f:
+			self.assertEqual(f.read(), slqb_build.alloc_switch('slqb'))
+		plain = slqb_build.fragments(slqb_build.KernelSpec('slqb'), paths)
+		self.assertEqual(plain[-1][0], 'alloc-slqb.config')
+
+
+def slqb_util_paths() -> Paths:
+	"""Paths of a scratch cache below the test's temporary folder."""
+	return Paths(repo=REPO, cache=os.path.join(test_tmpdir, 'cache'))
 
 
 # ---------------------------------------------------------------- qemu
