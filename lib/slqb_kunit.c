@@ -18,10 +18,12 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
+#include <linux/poison.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/sizes.h>
+#include <linux/string.h>
 #include <linux/smp.h>
 #include <linux/thread_info.h>
 #include <linux/workqueue.h>
@@ -179,9 +181,10 @@ static bool cpus_on_one_node(int *a, int *b)
  * An object of @s from SLQB's own lists. A KFENCE sample never reaches
  * SLQB's queues or slabs, and lies on KFENCE's pages whatever @node was
  * asked for; the cases look at those: give a sample back and take the next
- * object, which KFENCE leaves alone until its next interval.
+ * object, which KFENCE leaves alone until its next interval. Not inlined:
+ * the alloc track of a debugged cache names it.
  */
-static void *slqb_obj(struct kmem_cache *s, int node)
+static noinline void *slqb_obj(struct kmem_cache *s, int node)
 {
 	void *p;
 
@@ -1690,6 +1693,81 @@ static void slqb_test_tunables(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+#if defined(CONFIG_SLQB_DEBUG) && defined(CONFIG_PRINTK)
+#define DEBUG_OBJ_SIZE	44
+#define DEBUG_FLAGS	(SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
+			 SLAB_POISON | SLAB_STORE_USER)
+
+
+/* From the red zone's first byte to the free pointer. */
+static bool red_zone_holds(struct kmem_cache *s, void *object, u8 value)
+{
+	return all_bytes(object + s->object_size, value,
+			 s->offset - s->object_size);
+}
+
+/*
+ * Debug flags given to kmem_cache_create() are honoured without slqb_debug=
+ * on the command line: the objects have red zones and poison, and their
+ * tracks give mem_dump_obj() its stacks. It enables SLQB's debug key for the
+ * rest of the boot, as SLUB does, so it runs last.
+ */
+static void slqb_test_create_debug_flags(struct kunit *test)
+{
+	struct kmem_obj_info kp;
+	struct kmem_cache *s;
+	void *keep, *p;
+	char name[64];
+
+	s = kmem_cache_create("slqb_test_debug_flags", DEBUG_OBJ_SIZE, 0,
+			      DEBUG_FLAGS, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_EXPECT_TRUE(test, (s->flags & DEBUG_FLAGS) == DEBUG_FLAGS);
+	KUNIT_EXPECT_TRUE(test, slqb_debug_cache(s));
+	if (!slqb_debug_cache(s) || !(s->flags & SLAB_RED_ZONE)) {
+		kmem_cache_destroy(s);
+		return;
+	}
+#ifdef CONFIG_KASAN_GENERIC
+	/* Freed objects are poisoned at once, not after the quarantine. */
+	s->kasan_info.free_meta_offset = KASAN_NO_FREE_META;
+#endif
+	/* KFENCE's objects have no red zone or poison of SLQB's. */
+	keep = slqb_obj(s, NUMA_NO_NODE);
+	p = slqb_obj(s, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, keep);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, red_zone_holds(s, p, SLUB_RED_ACTIVE));
+
+	memset(&kp, 0, sizeof(kp));
+	__kmem_obj_info(&kp, p, virt_to_slab(p));
+	/* gcc may name a clone of it slqb_obj.constprop.0. */
+	snprintf(name, sizeof(name), "%ps", kp.kp_ret);
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(name, "slqb_obj"),
+			      "allocated at %s", name);
+	if (IS_ENABLED(CONFIG_STACKDEPOT))
+		KUNIT_EXPECT_NOT_NULL(test, kp.kp_stack[0]);
+
+	kmem_cache_free(s, p);
+	/* keep holds the slab: p's bytes are still the cache's to read. */
+	KUNIT_EXPECT_TRUE(test, all_bytes(p, POISON_FREE, s->object_size - 1));
+	KUNIT_EXPECT_EQ(test, *(u8 *)(p + s->object_size - 1), POISON_END);
+	KUNIT_EXPECT_TRUE(test, red_zone_holds(s, p, SLUB_RED_INACTIVE));
+	memset(&kp, 0, sizeof(kp));
+	__kmem_obj_info(&kp, p, virt_to_slab(p));
+	if (IS_ENABLED(CONFIG_STACKDEPOT))
+		KUNIT_EXPECT_NOT_NULL(test, kp.kp_free_stack[0]);
+
+	kmem_cache_free(s, keep);
+	kmem_cache_destroy(s);
+}
+#else
+static void slqb_test_create_debug_flags(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_SLQB_DEBUG and CONFIG_PRINTK");
+}
+#endif
+
 static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_lifo_reuse),
 	KUNIT_CASE(slqb_test_double_free),
@@ -1727,6 +1805,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_trim_contended),
 	KUNIT_CASE(slqb_test_cpu_offline),
 	KUNIT_CASE(slqb_test_tunables),
+	KUNIT_CASE(slqb_test_create_debug_flags),
 	{}
 };
 

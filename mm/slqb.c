@@ -2506,6 +2506,7 @@ void __kmem_obj_info(struct kmem_obj_info *kpp, void *object,
 	objp = base + s->size * obj_to_index(s, slab, object);
 	kpp->kp_objp = objp;
 	kpp->kp_data_offset = object - objp;
+	slqb_debug_obj_info(kpp, s, objp);
 }
 #endif
 

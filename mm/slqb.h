@@ -239,6 +239,8 @@ static inline unsigned long totals_in_use(const struct kmem_cache *s,
  * and take the checked paths there; the static key keeps the test out of
  * the fast paths until a boot parameter asks for debugging.
  */
+struct kmem_obj_info;
+
 #ifdef CONFIG_SLQB_DEBUG
 
 /* The flags that send a cache down the checked paths. */
@@ -275,6 +277,9 @@ void slqb_debug_slab_free(struct kmem_cache *s, struct slab *slab,
 void slqb_debug_release(struct kmem_cache *s, struct slab *slab, void *object);
 struct kmem_cache *slqb_debug_check_cache(struct kmem_cache *s, void *x);
 void slqb_debug_release_empty_slabs(struct kmem_cache *s);
+/* mem_dump_obj()'s stacks of @object, from its tracks. */
+void slqb_debug_obj_info(struct kmem_obj_info *kpp, struct kmem_cache *s,
+			 void *object);
 /* For the sysfs files validate, alloc_calls and free_calls. */
 void slqb_debug_validate(struct kmem_cache *s);
 ssize_t slqb_debug_list_calls(struct kmem_cache *s, char *buf, bool alloc);
@@ -333,6 +338,11 @@ static inline struct kmem_cache *slqb_debug_check_cache(struct kmem_cache *s,
 }
 
 static inline void slqb_debug_release_empty_slabs(struct kmem_cache *s)
+{
+}
+
+static inline void slqb_debug_obj_info(struct kmem_obj_info *kpp,
+				       struct kmem_cache *s, void *object)
 {
 }
 

@@ -93,6 +93,52 @@ unsigned int slqb_debug_metadata_size(slab_flags_t flags)
 	return flags & SLAB_STORE_USER ? 2 * sizeof(struct slqb_track) : 0;
 }
 
+/*
+ * kmem_cache_create() was given debug flags: the cache takes the checked
+ * paths even when slqb_debug= asked for nothing, as with SLUB. Called before
+ * slab_mutex is taken: enabling a static key takes cpu_hotplug_lock, which
+ * nests outside slab_mutex.
+ */
+void slqb_debug_cache_create(slab_flags_t flags)
+{
+	if (flags & SLQB_DEBUG_FLAGS)
+		static_branch_enable(&slqb_debug_key);
+	if (flags & SLAB_STORE_USER)
+		stack_depot_init();
+}
+
+#ifdef CONFIG_PRINTK
+static void track_stack(void **stack, const struct slqb_track *t)
+{
+#ifdef CONFIG_STACKDEPOT
+	unsigned long *entries;
+	unsigned int i, nr = 0;
+
+	if (t->handle)
+		nr = stack_depot_fetch(t->handle, &entries);
+	for (i = 0; i < nr && i < KS_ADDRS_COUNT; i++)
+		stack[i] = (void *)entries[i];
+#endif
+}
+
+/*
+ * For mem_dump_obj(): where @object, an object of @s, was last allocated and
+ * freed. Only caches with SLAB_STORE_USER keep tracks.
+ */
+void slqb_debug_obj_info(struct kmem_obj_info *kpp, struct kmem_cache *s,
+			 void *object)
+{
+	const struct slqb_track *t;
+
+	if (!slqb_debug_cache(s) || !(s->flags & SLAB_STORE_USER))
+		return;
+	t = track_of(s, object, TRACK_ALLOC);
+	kpp->kp_ret = (void *)t->addr;
+	track_stack(kpp->kp_stack, t);
+	track_stack(kpp->kp_free_stack, track_of(s, object, TRACK_FREE));
+}
+#endif
+
 /* Reports */
 
 static void debug_report(struct kmem_cache *s, const char *fmt, ...)

@@ -128,6 +128,11 @@ void sysfs_slab_release(struct kmem_cache *s);
 int slqb_set_tunables(struct kmem_cache *s, unsigned int hiwater,
 		      unsigned int freebatch);
 
+#ifdef CONFIG_SLQB_DEBUG
+/* kmem_cache_create() was asked for debug flags, before it takes slab_mutex. */
+void slqb_debug_cache_create(slab_flags_t flags);
+#endif
+
 static inline unsigned int __obj_to_index(const struct kmem_cache *cache,
 					  void *addr, void *obj)
 {
