@@ -998,6 +998,56 @@ static void slqb_test_alignment(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * Overwrites the word at @where of the free object @object, checks that
+ * @object's free pointer did not change, and puts the word back.
+ */
+static void overwrite_word(struct kunit *test, struct kmem_cache *s,
+			   void *object, unsigned int where)
+{
+	unsigned long *word = object + where;
+	unsigned long saved = *word;
+	void *fp = get_freepointer(s, object);
+
+	*word = 0x4141414141414141UL;
+	KUNIT_EXPECT_PTR_EQ(test, get_freepointer(s, object), fp);
+	*word = saved;
+}
+
+/*
+ * A free pointer that overlays the object lies in its middle: a word
+ * written past the end of the object before it, or before the start of the
+ * one after it, leaves the free list alone.
+ */
+static void slqb_test_freeptr_mid(struct kunit *test)
+{
+	struct kmem_cache *s;
+	void *a, *b;
+
+	s = test_cache(test, "slqb_test_freeptr_ctor", TEST_OBJ_SIZE, 0, 0,
+		       test_ctor);
+	KUNIT_EXPECT_GE(test, s->offset, s->object_size);
+	kmem_cache_destroy(s);
+
+	s = test_cache(test, "slqb_test_freeptr", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_EXPECT_GE(test, s->offset, (unsigned int)sizeof(void *));
+	KUNIT_EXPECT_LE(test, s->offset + 2 * sizeof(void *),
+			(size_t)s->object_size);
+	/* Not KFENCE's: it would catch the writes to its free objects. */
+	a = slqb_obj(s, NUMA_NO_NODE);
+	b = slqb_obj(s, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	/* No trim pass moves b while its words are checked. */
+	mutex_lock(&slab_mutex);
+	kmem_cache_free(s, a);
+	kmem_cache_free(s, b);
+	overwrite_word(test, s, b, 0);
+	overwrite_word(test, s, b, s->object_size - sizeof(void *));
+	mutex_unlock(&slab_mutex);
+	destroy_empty(test, s);
+}
+
 struct rcu_ctx {
 	struct kmem_cache *s;
 	bool emptied, still_slab;
@@ -1786,6 +1836,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_shutdown_busy),
 	KUNIT_CASE(slqb_test_ctor),
 	KUNIT_CASE(slqb_test_alignment),
+	KUNIT_CASE(slqb_test_freeptr_mid),
 	KUNIT_CASE(slqb_test_typesafe_by_rcu),
 	KUNIT_CASE(slqb_test_bulk),
 	KUNIT_CASE(slqb_test_bulk_partial_failure),

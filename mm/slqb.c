@@ -2250,9 +2250,11 @@ static unsigned int preferred_order(unsigned int size, unsigned int min_order)
  * Object layout: the object, then the free pointer when it may not overlay
  * the object (constructors and SLAB_TYPESAFE_BY_RCU need the contents kept
  * while free, and debugged caches check them), then padding to the
- * alignment. Debugged caches add a red zone before the free pointer and
- * their tracks after it (see mm/slqb_debug.c); KASAN's metadata and red
- * zone come after all of these. Returns the size up to KASAN's part and
+ * alignment. A free pointer that overlays the object sits in its middle,
+ * where a small overflow out of the object before it, or underflow out of
+ * the one after it, does not reach it. Debugged caches add a red zone
+ * before the free pointer and their tracks after it (see mm/slqb_debug.c);
+ * KASAN's metadata and red zone come after all of these. Returns the size up to KASAN's part and
  * sets *offset to the free pointer's offset.
  */
 static unsigned int object_layout(struct kmem_cache *s, slab_flags_t flags,
@@ -2267,7 +2269,7 @@ static unsigned int object_layout(struct kmem_cache *s, slab_flags_t flags,
 		*offset = size;
 		size += sizeof(void *);
 	} else {
-		*offset = 0;
+		*offset = ALIGN_DOWN(s->object_size / 2, sizeof(void *));
 	}
 	return size + slqb_debug_metadata_size(flags);
 }
