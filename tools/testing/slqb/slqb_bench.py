@@ -57,13 +57,16 @@ BENCH_EXTRAS: Tuple[str, ...] = (
 	'CONFIG_SLQB_DEBUG=n',
 	'CONFIG_TEST_SLQB_DEBUG=n',
 	'CONFIG_PAGE_OWNER=n',
-	# A bench guest's RNG is not seeded yet (no entropy source under TCG,
-	# none at all with icount), so each get_random_u32() of a randomised
-	# new slab costs thousands of instructions there, for every allocator:
-	# that would swamp the rows. Measure it with a variant:
+	# Off as in the tables before the guests had a seeded RNG (see
+	# BENCH_KERNEL_PARAMS); measure it with a variant:
 	# --kernel NAME=ALLOC:CONFIG_SLAB_FREELIST_RANDOM=y
 	'CONFIG_SLAB_FREELIST_RANDOM=n',
 )
+# Seed the guest's RNG from RDRAND/RDSEED (QEMU's -cpu max has them under
+# TCG), as Debian's kernels do with CONFIG_RANDOM_TRUST_CPU: an unseeded
+# RNG makes each get_random_u32() cost thousands of instructions, which a
+# randomised new slab calls, whatever the allocator.
+BENCH_KERNEL_PARAMS = 'random.trust_cpu=on'
 BENCH_SRC = os.path.join(HARNESS_DIR, 'bench')
 BENCH_PACKAGES = ['iperf3', 'linux-perf', 'gnuplot-nox']
 DEFAULT_KERNELS = ('slqb', 'slub', 'slab', 'slob')
@@ -246,9 +249,10 @@ class BootResult:
 
 
 def bench_append(plan: Plan, workloads: str, cases: Optional[str]) -> str:
-	"""The guest parameters of a bench boot."""
-	return bench_params(workloads, plan.module_params(cases), plan.hackbench,
-			    plan.churn, plan.iperf_s, STAT_CASES)
+	"""The kernel and guest parameters of a bench boot."""
+	return BENCH_KERNEL_PARAMS + ' ' + \
+		bench_params(workloads, plan.module_params(cases),
+			     plan.hackbench, plan.churn, plan.iperf_s, STAT_CASES)
 
 
 def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,

@@ -1266,7 +1266,7 @@ class BenchVariantTest(unittest.TestCase):
 	def test_bench_append(self):
 		text = slqb_bench.bench_append(slqb_bench.QUICK, 'micro', 'pair,rcu')
 		self.assertEqual(text.split(), [
-			'slqbtest.bench=micro',
+			'random.trust_cpu=on', 'slqbtest.bench=micro',
 			'slqbtest.benchmod=sizes=8,64,512,4096:rounds=3:loops=10000:'
 			'objs=1024:rcu_objs=5000:cases=pair,rcu',
 			'slqbtest.hackbench=2:30', 'slqbtest.churn=80', 'slqbtest.iperf=2',
