@@ -1364,8 +1364,14 @@ static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
 	local_irq_restore(flags);
 }
 
-static noinline __cold void slab_free_debug(struct kmem_cache *s, void *x,
-					    unsigned long caller)
+/*
+ * The debug copies are named after the entry points they serve: KFENCE's
+ * reports skip the allocator's frames by those names, and a tail call
+ * leaves only the copy on the stack.
+ */
+static noinline __cold void __kmem_cache_free_debug(struct kmem_cache *s,
+						    void *x,
+						    unsigned long caller)
 {
 	slab_free(s, virt_to_slab(x), x, caller, true);
 }
@@ -1373,7 +1379,7 @@ static noinline __cold void slab_free_debug(struct kmem_cache *s, void *x,
 void __kmem_cache_free(struct kmem_cache *s, void *x, unsigned long caller)
 {
 	if (slqb_debug_enabled()) {
-		slab_free_debug(s, x, caller);
+		__kmem_cache_free_debug(s, x, caller);
 		return;
 	}
 	slab_free(s, object_slab(x), x, caller, false);
@@ -1556,9 +1562,9 @@ static __always_inline void free_run(struct slqb_run *run)
 }
 
 /* With slqb_debug=, each object takes the checked single-object path. */
-static noinline __cold void free_bulk_debug(struct kmem_cache *s,
-					    size_t size, void **p,
-					    unsigned long addr)
+static noinline __cold void
+kmem_cache_free_bulk_debug(struct kmem_cache *s, size_t size, void **p,
+			   unsigned long addr)
 {
 	size_t i;
 
@@ -1597,7 +1603,7 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 	struct slqb_run run;
 
 	if (slqb_debug_enabled()) {
-		free_bulk_debug(s, size, p, _RET_IP_);
+		kmem_cache_free_bulk_debug(s, size, p, _RET_IP_);
 		return;
 	}
 	while (size) {
@@ -1666,9 +1672,9 @@ done:
 	return size;
 }
 
-static noinline __cold int alloc_bulk_debug(struct kmem_cache *s,
-					    gfp_t flags, size_t size, void **p,
-					    unsigned long addr)
+static noinline __cold int
+kmem_cache_alloc_bulk_debug(struct kmem_cache *s, gfp_t flags, size_t size,
+			    void **p, unsigned long addr)
 {
 	return __alloc_bulk(s, flags, size, p, addr, true);
 }
@@ -1687,7 +1693,7 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
 			  void **p)
 {
 	if (slqb_debug_enabled())
-		return alloc_bulk_debug(s, flags, size, p, _RET_IP_);
+		return kmem_cache_alloc_bulk_debug(s, flags, size, p, _RET_IP_);
 	return __alloc_bulk(s, flags, size, p, _RET_IP_, false);
 }
 EXPORT_SYMBOL(kmem_cache_alloc_bulk);
