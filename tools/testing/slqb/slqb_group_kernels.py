@@ -76,7 +76,12 @@ TOOLCHAIN_FAILURES = {
 	'a read past a global array of the module, no slab object involved',
 }
 DEBUG_NO_CACHE = 'no_such_cache'
-STRESS = 45
+# Seconds of stress-ng: the memory hotplug boots need the longest window
+# (the hotplug runs inside it); the boots where every step is several
+# times slower (KASAN, every cache debugged) the shortest.
+STRESS = 30
+STRESS_MEMHP = 45
+STRESS_SLOW = 20
 
 BOOTS = [
 	# The harness catching what it must catch, on a real kernel:
@@ -89,7 +94,7 @@ BOOTS = [
 	# Memory comes to the memoryless node and to node 0 during the stress
 	# and goes again after it (slqb_memhp).
 	Boot('slqb', '4cpu-2node-memoryless-memhp', cpus=4, nodes=2,
-	     memoryless=True, memory_hotplug=True, stress=STRESS),
+	     memoryless=True, memory_hotplug=True, stress=STRESS_MEMHP),
 	# Bugs on purpose: slqb_debug= must report and contain each one. The
 	# 'X' flag and the missing cache must each draw one warning.
 	# no_hash_pointers: the reports and the module print the same address.
@@ -100,11 +105,9 @@ BOOTS = [
 	# Every cache debugged, under stress, with KFENCE sampling often: the
 	# debug paths, KFENCE and hardened usercopy on all of the kernel's
 	# objects. Any report fails it.
-	Boot('slqb', 'debug-all-kfence', cpus=4, nodes=2, stress=STRESS,
+	Boot('slqb', 'debug-all-kfence', cpus=4, nodes=2, stress=STRESS_SLOW,
 	     append='slqb_debug kfence.sample_interval=10'),
-	# KFENCE's own KUnit suite, on both allocators.
-	Boot('slub', 'kfence', mode='modules', timeout=600, append=KFENCE,
-	     expect='kfence'),
+	# KFENCE's own KUnit suite (SLUB's run is in PEER_BOOTS).
 	Boot('slqb', 'kfence', mode='modules', timeout=600, append=KFENCE,
 	     expect='kfence'),
 	# KASAN's own KUnit suite on SLQB (SLUB's run is in PEER_BOOTS), with
@@ -115,7 +118,7 @@ BOOTS = [
 	Boot('slqb', '4cpu-2node-kasan-test', cpus=4, nodes=2, mode='modules',
 	     timeout=600, kconfig=KASAN, append=load_params('kasan_test'),
 	     expect='kasan'),
-	Boot('slqb', '4cpu-2node-kasan', cpus=4, nodes=2, stress=STRESS,
+	Boot('slqb', '4cpu-2node-kasan', cpus=4, nodes=2, stress=STRESS_SLOW,
 	     kconfig=KASAN, selftests=True, selftest_names=('test_meminit',),
 	     append=SELFTESTS_ON + selftest_params('test_meminit'),
 	     skips=(('slqb.slqb_test_alias_name',
@@ -131,7 +134,9 @@ PEER_BOOTS = [
 	# Memory comes to the memoryless node and to node 0 during the stress
 	# and goes again after it (slqb_memhp).
 	Boot('slub', '4cpu-2node-memoryless-memhp', cpus=4, nodes=2,
-	     memoryless=True, memory_hotplug=True, stress=STRESS),
+	     memoryless=True, memory_hotplug=True, stress=STRESS_MEMHP),
+	Boot('slub', 'kfence', mode='modules', timeout=600, append=KFENCE,
+	     expect='kfence'),
 	Boot('slub', 'kasan', mode='modules', timeout=600, kconfig=KASAN,
 	     append=load_params('kasan_test'), expect='kasan'),
 ]
