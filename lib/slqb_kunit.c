@@ -1748,7 +1748,6 @@ static void slqb_test_tunables(struct kunit *test)
 #define DEBUG_FLAGS	(SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
 			 SLAB_POISON | SLAB_STORE_USER)
 
-
 /*
  * Whether @len bytes at @start hold @value: red zone and poison, which KASAN
  * lets nobody read, not even memchr_inv() for this uninstrumented file.

@@ -2260,8 +2260,8 @@ static unsigned int preferred_order(unsigned int size, unsigned int min_order)
  * where a small overflow out of the object before it, or underflow out of
  * the one after it, does not reach it. Debugged caches add a red zone
  * before the free pointer and their tracks after it (see mm/slqb_debug.c);
- * KASAN's metadata and red zone come after all of these. Returns the size up to KASAN's part and
- * sets *offset to the free pointer's offset.
+ * KASAN's metadata and red zone come after all of these. Returns the size
+ * up to KASAN's part and sets *offset to the free pointer's offset.
  */
 static unsigned int object_layout(struct kmem_cache *s, slab_flags_t flags,
 				  unsigned int *offset)

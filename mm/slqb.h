@@ -234,13 +234,14 @@ static inline unsigned long totals_in_use(const struct kmem_cache *s,
 	return t->objects > t->free ? t->objects - t->free : 0;
 }
 
-/*
- * Debugging, mm/slqb_debug.c. Caches named by slqb_debug= carry debug flags
- * and take the checked paths there; the static key keeps the test out of
- * the fast paths until a boot parameter asks for debugging.
- */
 struct kmem_obj_info;
 
+/*
+ * Debugging, mm/slqb_debug.c. Caches named by slqb_debug=, or created with
+ * debug flags, carry them and take the checked paths there; the static key
+ * keeps the test out of the fast paths until one of those asks for
+ * debugging.
+ */
 #ifdef CONFIG_SLQB_DEBUG
 
 /* The flags that send a cache down the checked paths. */
