@@ -493,7 +493,13 @@ check_tunables() {	# SLQB: bad hiwater/freebatch writes are refused, good ones t
 
 show_slabs() {
 	if [ "$(param alloc "")" = slqb ] && [ -x /bin/slqbinfo ]; then
-		slqbinfo -AD
+		# The activity view needs CONFIG_SLQB_STATS, which a kernel
+		# of slqb boot --base-config may not have.
+		if [ -e /sys/kernel/slab/kmalloc-64/alloc ]; then
+			slqbinfo -AD
+		else
+			slqbinfo
+		fi
 	elif [ -r /proc/slabinfo ]; then
 		cat /proc/slabinfo
 	else
