@@ -6,10 +6,12 @@ These runs are not part of the default `slqb test` (CI): each needs a
 cross or 32-bit kernel build of its own, and arm64 boots slowly under
 TCG. Their groups, arch-arm64 and arch-i386, run on request: `slqb test
 --arch NAME` or `--group arch-NAME`. The boots use the small static /init
-of guest/mini-init.c.
+of guest/mini-init.c. arm64 also boots a generic KASAN kernel with KASAN's
+KUnit suite built in (the mini /init loads no modules), judged as the
+kernels group judges its KASAN boot.
 """
 
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Tuple
 
 from slqb_arch import arch_of
 from slqb_boot import BootRequest, boot_kernel, prepare_kernel
@@ -17,6 +19,7 @@ from slqb_build import KernelSpec
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_host import ensure_packages
 from slqb_qemu import Shape
+from slqb_group_kernels import Boot, check_names, judge_suite
 from slqb_util import SlqbError
 
 ARCH_TIMEOUT_S = 1200
@@ -27,6 +30,14 @@ ARCH_SHAPES: Dict[str, List[Shape]] = {
 	'i386': [Shape(cpus=2, nodes=1)],
 }
 SLQB_SUITE = 'slqb'
+# The KASAN kernels: their config lines, and the boot (a Boot of the
+# kernels group's table, for its judgment of kasan_test's reports).
+ARCH_KASAN: Dict[str, Tuple[Tuple[str, ...], Boot]] = {
+	'arm64': (('CONFIG_KASAN=y', 'CONFIG_KASAN_GENERIC=y',
+		   'CONFIG_KASAN_KUNIT_TEST=y'),
+		  Boot('slqb', 'arm64-2cpu-2node-kasan', cpus=2, nodes=2,
+		       stress=0, timeout=ARCH_TIMEOUT_S, expect='kasan')),
+}
 
 
 def boot_check(ctx: Context, prepared, shape: Shape) -> None:
@@ -73,7 +84,24 @@ def arch_group(arch_name: str) -> Callable[[Context], None]:
 			return
 		for name, shape in zip(boots, shapes):
 			ctx.check(name, lambda s=shape: boot_check(ctx, prepared, s))
+		if arch.name in ARCH_KASAN:
+			kasan_boot(ctx, arch.name, *ARCH_KASAN[arch.name])
 	return group
+
+
+def kasan_boot(ctx: Context, arch_name: str, kconfig: Tuple[str, ...],
+	       boot: Boot) -> None:
+	"""Builds arch_name's KASAN kernel and judges its boot."""
+	build = f'{arch_name}: SLQB KASAN kernel builds'
+	ctx.expect([build] + check_names(boot))
+	spec = KernelSpec('slqb', kconfig, arch=arch_name)
+	prepared = ctx.check(build, lambda: prepare_kernel(ctx.paths, spec))
+	if not prepared:
+		return
+	req = BootRequest(shape=Shape(boot.cpus, boot.nodes), mode=boot.mode,
+			  stress=boot.stress, timeout=boot.timeout,
+			  console='stream' if ctx.verbose else 'markers')
+	judge_suite(ctx, boot, boot_kernel(ctx.paths, prepared, req))
 
 
 def group_name(arch_name: str) -> str:
