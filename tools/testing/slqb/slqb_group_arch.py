@@ -17,9 +17,9 @@ from slqb_arch import arch_of
 from slqb_boot import BootRequest, boot_kernel, prepare_kernel
 from slqb_build import KernelSpec
 from slqb_checks import CheckFailed, Context, check_group
+from slqb_group_kernels import Boot, check_names, judge_suite
 from slqb_host import ensure_packages
 from slqb_qemu import Shape
-from slqb_group_kernels import Boot, check_names, judge_suite
 from slqb_util import SlqbError
 
 ARCH_TIMEOUT_S = 1200
