@@ -1009,7 +1009,7 @@ static void overwrite_word(struct kunit *test, struct kmem_cache *s,
 	unsigned long saved = *word;
 	void *fp = get_freepointer(s, object);
 
-	*word = 0x4141414141414141UL;
+	*word = ~saved;
 	KUNIT_EXPECT_PTR_EQ(test, get_freepointer(s, object), fp);
 	*word = saved;
 }

@@ -163,7 +163,7 @@ static noinline void free_pointer(void)
 	kmem_cache_free(s, p);
 	pr_info("%s: cache %s object 0x%p\n", __func__, s->name, p);
 	/* The free pointer lies after the red zone, at s->offset. */
-	*(unsigned long *)(opaque(p) + s->offset) = 0x5afe5afe5afe5afeUL;
+	*(unsigned long *)(opaque(p) + s->offset) = 0x5afe5afeUL;
 	r = kmem_cache_alloc(s, GFP_KERNEL);
 	verdict(__func__, r && r != p && r != q,
 		"an object behind the broken link was handed out");
