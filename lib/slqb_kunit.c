@@ -30,7 +30,7 @@
 
 #include "../mm/slab.h"
 #include "../mm/slqb.h"
-#ifdef CONFIG_KASAN_GENERIC
+#ifdef CONFIG_KASAN
 #include "../mm/kasan/kasan.h"
 #endif
 
@@ -244,15 +244,26 @@ static int do_trim(void *arg)
 }
 
 /*
- * With generic KASAN, an object is poisoned for as long as it is free,
- * queued or not: a use of it is caught while it waits.
+ * With KASAN, an object is poisoned for as long as it is free, queued or
+ * not: a use of it is caught while it waits. With software tags, @object is
+ * the pointer it was last allocated as (a free keeps it; an allocation
+ * gives it a new tag).
  */
 static void expect_poisoned(struct kunit *test, void *object, bool poisoned)
 {
-#ifdef CONFIG_KASAN_GENERIC
+#ifdef CONFIG_KASAN
 	KUNIT_EXPECT_EQ_MSG(test, !kasan_byte_accessible(object), poisoned,
 			    "object %p", object);
 #endif
+}
+
+/*
+ * @a and @b are one object. With KASAN's software tags they may differ in
+ * the tag: each allocation gives the object a new one.
+ */
+static void expect_same(struct kunit *test, void *a, void *b)
+{
+	KUNIT_EXPECT_PTR_EQ(test, kasan_reset_tag(a), kasan_reset_tag(b));
 }
 
 static void **test_array(struct kunit *test)
@@ -318,7 +329,7 @@ static void slqb_test_lifo_reuse(struct kunit *test)
 	ctx.s = test_cache(test, "slqb_test_lifo", TEST_OBJ_SIZE, 0, 0, NULL);
 	for_each_online_cpu(cpu) {
 		run_on(test, cpu, lifo_reuse_fn, &ctx);
-		KUNIT_EXPECT_PTR_EQ(test, ctx.objs[0], ctx.objs[1]);
+		expect_same(test, ctx.objs[0], ctx.objs[1]);
 	}
 	kmem_cache_destroy(ctx.s);
 }
@@ -393,8 +404,9 @@ static void slqb_test_double_free(struct kunit *test)
 	kunit_info(test, "a double free report follows, on purpose");
 	run_on(test, 0, double_free_fn, &ctx);
 	KUNIT_EXPECT_EQ(test, ctx.nr, 0U);
-	KUNIT_EXPECT_PTR_EQ(test, ctx.objs[1], ctx.objs[0]);
-	KUNIT_EXPECT_PTR_NE(test, ctx.objs[2], ctx.objs[0]);
+	expect_same(test, ctx.objs[1], ctx.objs[0]);
+	KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(ctx.objs[2]),
+			    kasan_reset_tag(ctx.objs[0]));
 	kmem_cache_free(ctx.s, ctx.objs[1]);
 	if (ctx.objs[2] != ctx.objs[1])
 		kmem_cache_free(ctx.s, ctx.objs[2]);
@@ -472,8 +484,8 @@ static void slqb_test_remote_free_cross_node(struct kunit *test)
 	/* A's next miss claims them all and returns the last one freed. */
 	run_on(test, a, do_empty_lifo, &drain);
 	run_on(test, a, do_alloc, &ctx);
-	KUNIT_EXPECT_PTR_EQ(test, ctx.objs[0], p);
-	expect_poisoned(test, p, false);
+	expect_same(test, ctx.objs[0], p);
+	expect_poisoned(test, ctx.objs[0], false);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
 	KUNIT_EXPECT_EQ(test, la->nr, s->freebatch - 1);
 	run_on(test, a, do_empty_lifo, &drain2);
@@ -808,6 +820,7 @@ static unsigned int new_slab_order(struct kunit *test, struct kmem_cache *s,
 	KUNIT_ASSERT_NOT_NULL(test, seen);
 	start = slab_address(slab);
 	for (p = slab->freelist; p; p = get_freepointer(s, p)) {
+		p = kasan_reset_tag(p);
 		idx = (p - start) / s->size;
 		if (p < start || (p - start) % s->size || idx >= objects ||
 		    __test_and_set_bit(idx, seen) || nr >= max) {
@@ -1109,7 +1122,8 @@ static void slqb_test_bulk(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
 		memset(objs[i], i, TEST_OBJ_SIZE);
 		for (j = 0; j < i; j++)
-			KUNIT_ASSERT_PTR_NE(test, objs[i], objs[j]);
+			KUNIT_ASSERT_PTR_NE(test, kasan_reset_tag(objs[i]),
+					    kasan_reset_tag(objs[j]));
 	}
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_TRUE(test, all_bytes(objs[i], (u8)i,

@@ -248,13 +248,15 @@ static __always_inline struct slab *object_slab(const void *x)
 
 /*
  * Whether @x is in @slab, whose objects start at @base: one compare, where
- * object_slab() takes a page lookup. A KFENCE object never is.
+ * object_slab() takes a page lookup. A KFENCE object never is. @base is
+ * slab_address()'s, untagged; @x may carry a KASAN software tag.
  */
 static __always_inline bool in_slab(const struct kmem_cache *s,
 				    const struct slab *slab, const void *base,
 				    const void *x)
 {
-	return (unsigned long)(x - base) < (unsigned long)slab->objects * s->size;
+	return (unsigned long)(kasan_reset_tag(x) - base) <
+	       (unsigned long)slab->objects * s->size;
 }
 
 /* Slabs and the page allocator */
@@ -266,6 +268,25 @@ static struct folio *alloc_slab_pages(struct kmem_cache *s, gfp_t flags,
 	if (fail_slab_order(s, order))
 		return NULL;
 	return (struct folio *)alloc_pages_node(node, flags, order);
+}
+
+/*
+ * Make the object at @p ready for its first allocation. Return it as KASAN
+ * tagged it: with software tags, an object of a cache with a constructor
+ * keeps this tag for the slab's life, so the free list must carry it.
+ */
+static void *setup_object(struct kmem_cache *s, void *p)
+{
+	void *object = kasan_init_slab_obj(s, p);
+
+	if (s->ctor) {
+		kasan_unpoison_object_data(s, object);
+		s->ctor(object);
+		kasan_poison_object_data(s, object);
+	}
+	if (slqb_debug_cache(s))
+		slqb_debug_init_object(s, p);
+	return object;
 }
 
 #ifdef CONFIG_SLAB_FREELIST_RANDOM
@@ -280,7 +301,7 @@ static int init_random_seq(struct kmem_cache *s)
 	return cache_random_seq_create(s, s->objects, GFP_KERNEL);
 }
 
-/* Link the @objects objects from @start in random order; return the first. */
+/* Set up and link the @objects objects from @start in random order. */
 static void *link_random(struct kmem_cache *s, void *start,
 			 unsigned int objects)
 {
@@ -292,7 +313,7 @@ static void *link_random(struct kmem_cache *s, void *start,
 		idx = s->random_seq[pos];
 		if (idx >= objects)
 			continue;
-		p = start + idx * s->size;
+		p = setup_object(s, start + idx * s->size);
 		if (prev)
 			set_freepointer(s, prev, p);
 		else
@@ -348,8 +369,7 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 	unsigned int order = s->order, objects = s->objects, i;
 	struct folio *folio = NULL;
 	struct slab *slab;
-	void *start, *p;
-	bool random;
+	void *start, *object, *prev;
 
 	if (unlikely(flags & GFP_SLAB_BUG_MASK))
 		flags = kmalloc_fix_flags(flags);
@@ -381,24 +401,23 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 	slab->objects = objects;
 	account_slab(slab, order, s, flags);
 
-	start = slab_address(slab);
-	random = random_order(s);
-	/* KASAN: all of it off limits; objects open only while allocated. */
+	/*
+	 * KASAN: all of it off limits, objects open only while allocated.
+	 * This also resets the pages' tag: slab_address() is untagged after.
+	 */
 	kasan_poison_slab(slab);
-	for (i = 0, p = start; i < objects; i++, p += s->size) {
-		void *object = kasan_init_slab_obj(s, p);
-
-		if (s->ctor) {
-			kasan_unpoison_object_data(s, object);
-			s->ctor(object);
-			kasan_poison_object_data(s, object);
+	start = slab_address(slab);
+	if (random_order(s)) {
+		slab->freelist = link_random(s, start, objects);
+	} else {
+		slab->freelist = setup_object(s, start);
+		for (i = 1, prev = slab->freelist; i < objects; i++) {
+			object = setup_object(s, start + i * s->size);
+			set_freepointer(s, prev, object);
+			prev = object;
 		}
-		if (slqb_debug_cache(s))
-			slqb_debug_init_object(s, p);
-		if (!random)
-			set_freepointer(s, p, i + 1 < objects ? p + s->size : NULL);
+		set_freepointer(s, prev, NULL);
 	}
-	slab->freelist = random ? link_random(s, start, objects) : start;
 	count_node_slab(s, slab, 1);
 	return slab;
 }
@@ -1522,7 +1541,7 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 		run->head = p[i];
 	}
 	run->tail = p[size];
-	if (IS_ENABLED(CONFIG_KASAN_GENERIC) && run->nr)
+	if (IS_ENABLED(CONFIG_KASAN) && run->nr)
 		for (i = size; !run->tail; )
 			run->tail = p[++i];
 	return size;
@@ -2504,6 +2523,7 @@ void __kmem_obj_info(struct kmem_obj_info *kpp, void *object,
 	kpp->kp_ptr = object;
 	kpp->kp_slab = slab;
 	kpp->kp_slab_cache = s;
+	object = kasan_reset_tag(object);
 	if (is_kfence_address(object)) {
 		kpp->kp_objp = (void *)kfence_object_start(object);
 		kpp->kp_data_offset = object - kpp->kp_objp;
@@ -2525,6 +2545,7 @@ void __check_heap_object(const void *ptr, unsigned long n,
 	struct kmem_cache *s = slab->slab_cache;
 	unsigned long offset;
 
+	ptr = kasan_reset_tag(ptr);
 	/*
 	 * A KFENCE object may sit anywhere in its page, past the objects a
 	 * slab of @s would hold: measure it from its own start.

@@ -88,6 +88,9 @@ static inline void stat_add(struct kmem_cache_list *l,
  * Free pointers. With CONFIG_SLAB_FREELIST_HARDENED the stored value is
  * mixed with a per-cache secret and with the address it is stored at, so
  * an overwritten pointer decodes to garbage instead of to a chosen address.
+ * The address is taken without its KASAN tag: with software tags, one
+ * object is reached through pointers that differ in the tag (a new one for
+ * each allocation), and the stored value must decode the same through each.
  * Every path reads and writes them, in loops too: they are inlined even
  * where the kernel is built for size.
  */
@@ -105,7 +108,7 @@ static __always_inline unsigned long freeptr_mix(const struct kmem_cache *s,
 static __always_inline void *get_freepointer(const struct kmem_cache *s,
 					     void *object)
 {
-	unsigned long where = (unsigned long)object + s->offset;
+	unsigned long where = (unsigned long)kasan_reset_tag(object) + s->offset;
 
 	return (void *)freeptr_mix(s, *(unsigned long *)where, where);
 }
@@ -113,7 +116,7 @@ static __always_inline void *get_freepointer(const struct kmem_cache *s,
 static __always_inline void set_freepointer(const struct kmem_cache *s,
 					    void *object, void *fp)
 {
-	unsigned long where = (unsigned long)object + s->offset;
+	unsigned long where = (unsigned long)kasan_reset_tag(object) + s->offset;
 
 	*(unsigned long *)where = freeptr_mix(s, (unsigned long)fp, where);
 }

@@ -207,7 +207,7 @@ static void print_object(struct kmem_cache *s, struct slab *slab,
 {
 	pr_err("Slab 0x%p objects=%u inuse=%u, object 0x%p @offset=%lu\n",
 	       slab, s->objects, slab->inuse, object,
-	       (unsigned long)(object - slab_address(slab)));
+	       (unsigned long)(kasan_reset_tag(object) - slab_address(slab)));
 	if (s->flags & SLAB_STORE_USER) {
 		print_track("Allocated", track_of(s, object, TRACK_ALLOC));
 		print_track("Freed", track_of(s, object, TRACK_FREE));
@@ -273,6 +273,7 @@ static bool object_start_in_slab(const struct kmem_cache *s,
 {
 	const void *base = slab_address(slab);
 
+	p = kasan_reset_tag(p);
 	if (p < base || p >= base + s->objects * s->size)
 		return false;
 	return (p - base) % s->size == 0;
@@ -316,7 +317,7 @@ static bool on_freelist(struct kmem_cache *s, struct kmem_cache_list *l,
 	unsigned int nr = 0;
 
 	while (p && nr++ < s->objects) {
-		if (p == object)
+		if (kasan_reset_tag(p) == kasan_reset_tag(object))
 			return true;
 		if (!object_start_in_slab(s, slab, p)) {
 			debug_report(s, "Free pointer corrupted");

@@ -110,7 +110,7 @@ struct kmem_cache {
 #ifdef CONFIG_SLAB_FREELIST_RANDOM
 	unsigned int *random_seq;	/* free order of new slabs */
 #endif
-#ifdef CONFIG_KASAN_GENERIC
+#ifdef CONFIG_KASAN
 	struct kasan_cache kasan_info;	/* where KASAN keeps its metadata */
 #endif
 #ifdef CONFIG_SYSFS
@@ -133,10 +133,12 @@ int slqb_set_tunables(struct kmem_cache *s, unsigned int hiwater,
 void slqb_debug_cache_create(slab_flags_t flags);
 #endif
 
+/* @addr is the slab's untagged address; @obj may carry a KASAN tag. */
 static inline unsigned int __obj_to_index(const struct kmem_cache *cache,
 					  void *addr, void *obj)
 {
-	return reciprocal_divide(obj - addr, cache->reciprocal_size);
+	return reciprocal_divide(kasan_reset_tag(obj) - addr,
+				 cache->reciprocal_size);
 }
 
 static inline unsigned int obj_to_index(const struct kmem_cache *cache,
