@@ -6,12 +6,13 @@ These runs are not part of the default `slqb test` (CI): each needs a
 cross or 32-bit kernel build of its own, and arm64 boots slowly under
 TCG. Their groups, arch-arm64 and arch-i386, run on request: `slqb test
 --arch NAME` or `--group arch-NAME`. The boots use the small static /init
-of guest/mini-init.c. arm64 also boots a generic KASAN kernel with KASAN's
-KUnit suite built in (the mini /init loads no modules), judged as the
-kernels group judges its KASAN boot.
+of guest/mini-init.c. arm64 also boots two KASAN kernels, one in the
+generic mode and one with software tags (arm64's Top Byte Ignore), with
+KASAN's KUnit suite built in (the mini /init loads no modules), judged as
+the kernels group judges its KASAN boot.
 """
 
-from typing import Callable, Dict, List, Tuple
+from typing import Callable, Dict, List
 
 from slqb_arch import arch_of
 from slqb_boot import BootRequest, boot_kernel, prepare_kernel
@@ -30,13 +31,15 @@ ARCH_SHAPES: Dict[str, List[Shape]] = {
 	'i386': [Shape(cpus=2, nodes=1)],
 }
 SLQB_SUITE = 'slqb'
-# The KASAN kernels: their config lines, and the boot (a Boot of the
-# kernels group's table, for its judgment of kasan_test's reports).
-ARCH_KASAN: Dict[str, Tuple[Tuple[str, ...], Boot]] = {
-	'arm64': (('CONFIG_KASAN=y', 'CONFIG_KASAN_GENERIC=y',
-		   'CONFIG_KASAN_KUNIT_TEST=y'),
-		  Boot('slqb', 'arm64-2cpu-2node-kasan', cpus=2, nodes=2,
-		       stress=0, timeout=ARCH_TIMEOUT_S, expect='kasan')),
+# The KASAN boots, as Boots of the kernels group's table for its judgment
+# of kasan_test's reports; each has a kernel of its own (kconfig).
+ARCH_KASAN: Dict[str, List[Boot]] = {
+	'arm64': [Boot('slqb', f'arm64-2cpu-2node-kasan{name}', cpus=2,
+		       nodes=2, stress=0, timeout=ARCH_TIMEOUT_S,
+		       expect='kasan',
+		       kconfig=('CONFIG_KASAN=y', f'CONFIG_KASAN_{mode}=y',
+				'CONFIG_KASAN_KUNIT_TEST=y'))
+		  for name, mode in (('', 'GENERIC'), ('-sw-tags', 'SW_TAGS'))],
 }
 
 
@@ -84,17 +87,17 @@ def arch_group(arch_name: str) -> Callable[[Context], None]:
 			return
 		for name, shape in zip(boots, shapes):
 			ctx.check(name, lambda s=shape: boot_check(ctx, prepared, s))
-		if arch.name in ARCH_KASAN:
-			kasan_boot(ctx, arch.name, *ARCH_KASAN[arch.name])
+		for boot in ARCH_KASAN.get(arch.name, []):
+			kasan_boot(ctx, arch.name, boot)
 	return group
 
 
-def kasan_boot(ctx: Context, arch_name: str, kconfig: Tuple[str, ...],
-	       boot: Boot) -> None:
-	"""Builds arch_name's KASAN kernel and judges its boot."""
-	build = f'{arch_name}: SLQB KASAN kernel builds'
+def kasan_boot(ctx: Context, arch_name: str, boot: Boot) -> None:
+	"""Builds the KASAN kernel of one of arch_name's boots and judges the
+	boot."""
+	build = f'{arch_name}: SLQB kernel of {boot.name} builds'
 	ctx.expect([build] + check_names(boot))
-	spec = KernelSpec('slqb', kconfig, arch=arch_name)
+	spec = KernelSpec('slqb', boot.kconfig, arch=arch_name)
 	prepared = ctx.check(build, lambda: prepare_kernel(ctx.paths, spec))
 	if not prepared:
 		return
