@@ -1593,10 +1593,20 @@ static int do_alloc_one(void *arg)
 	return ctx->objs[0] ? 0 : -ENOMEM;
 }
 
+/* With CONFIG_SLQB_STATS: the most objects one trim pass of @l released. */
+static void expect_trim_worst(struct kunit *test, struct kmem_cache_list *l,
+			      unsigned int objects)
+{
+#ifdef CONFIG_SLQB_STATS
+	KUNIT_EXPECT_EQ(test, l->stats[TRIM_WORST_OBJECTS], objects);
+#endif
+}
+
 /*
  * A trim pass takes freebatch objects from a LIFO that was used since the
  * last pass, and the whole of one that was not. Passes over an empty LIFO
- * then give the node's reserve back, half of it each time.
+ * then give the node's reserve back, half of it each time. The statistics
+ * keep the most objects one pass released.
  */
 static void slqb_test_trim_idle(struct kunit *test)
 {
@@ -1620,13 +1630,16 @@ static void slqb_test_trim_idle(struct kunit *test)
 	/* No pass has seen this LIFO yet: it counts as used. */
 	run_on(test, 0, do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, l->nr, s->hiwater - batch);
+	expect_trim_worst(test, l, batch);
 	/* Used again since: one more batch goes, no more. */
 	run_on(test, 0, do_alloc_one, &ctx);
 	run_on(test, 0, do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, l->nr, s->hiwater - 2 * batch - 1);
+	expect_trim_worst(test, l, batch);
 	/* Untouched since the last pass: all of it goes. */
 	run_on(test, 0, do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, l->nr, 0U);
+	expect_trim_worst(test, l, max(batch, s->hiwater - 2 * batch - 1));
 	KUNIT_EXPECT_LE(test, total_slabs(s), 1L + s->reserve);
 
 	/* Halving the reserve, a pass at a time, empties it. */

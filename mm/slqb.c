@@ -1911,7 +1911,7 @@ static void trim_cache(struct kmem_cache *s)
 	struct kmem_cache_node *n;
 	struct kmem_cache_cpu *c;
 	struct kmem_cache_list *l;
-	unsigned int before, nr;
+	unsigned int before, nr, released;
 	LIST_HEAD(discard);
 #ifdef CONFIG_SLQB_STATS
 	u64 start = ktime_get_ns(), took;
@@ -1936,13 +1936,17 @@ static void trim_cache(struct kmem_cache *s)
 	c->trim_head = l->freelist;
 	c->trim_nr = l->nr;
 	rlist_handover(s, c, &discard);
+	/* A remote push after the count above can leave more on the LIFO. */
+	released = before > l->nr ? before - l->nr : 0;
 	stat(l, TRIM_RUNS);
-	stat_add(l, TRIM_OBJECTS, before - l->nr);
+	stat_add(l, TRIM_OBJECTS, released);
 	slqb_discard_slabs(s, &discard);
 #ifdef CONFIG_SLQB_STATS
 	took = min_t(u64, ktime_get_ns() - start, UINT_MAX);
 	if (took > l->stats[TRIM_WORST_NS])
 		l->stats[TRIM_WORST_NS] = took;
+	if (released > l->stats[TRIM_WORST_OBJECTS])
+		l->stats[TRIM_WORST_OBJECTS] = released;
 #endif
 	local_irq_enable();
 }

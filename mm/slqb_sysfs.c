@@ -194,7 +194,7 @@ SLQB_ATTR_RO(free_calls);
 static ssize_t show_stat(struct kmem_cache *s, char *buf,
 			 enum slqb_stat_item item)
 {
-	bool is_max = item == TRIM_WORST_NS;
+	bool is_max = item == TRIM_WORST_NS || item == TRIM_WORST_OBJECTS;
 	struct kmem_cache_node *n;
 	unsigned long total = 0;
 	int cpu, node, len;

@@ -43,5 +43,7 @@ SLQB_STAT(TRIM_RUNS, trim_runs)
 SLQB_STAT(TRIM_OBJECTS, trim_objects)
 /* longest trim pass seen, in ns (a maximum) */
 SLQB_STAT(TRIM_WORST_NS, trim_worst_ns)
+/* most objects released by one trim pass (a maximum) */
+SLQB_STAT(TRIM_WORST_OBJECTS, trim_worst_objects)
 
 #undef SLQB_STAT

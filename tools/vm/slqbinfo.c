@@ -965,7 +965,7 @@ static void report_stats(const struct cache *c)
 	for (i = 0; i < NR_STATS; i++)
 		printf("%-25s %12llu %s\n", stat_name[i], s[i],
 		       c->percpu[i] && c->percpu[i][0] ? c->percpu[i] + 1 : "-");
-	printf("(trim_worst_ns is a maximum, in nanoseconds; the others are event counts)\n\n");
+	printf("(trim_worst_* are maxima of one trim pass; the others are event counts)\n\n");
 
 	printf("Allocations   : %llu, %llu%% from a partial slab, %llu%% from a new slab\n",
 	       s[S_ALLOC], pct(s[S_ALLOC_SLAB_FILL], s[S_ALLOC]),
@@ -985,8 +985,9 @@ static void report_stats(const struct cache *c)
 	printf("Remote claims : %llu, %llu objects, remote cap hit %llu times\n",
 	       s[S_CLAIM_REMOTE_LIST], s[S_CLAIM_REMOTE_LIST_OBJECTS],
 	       s[S_REMOTE_CAP_HIT]);
-	printf("Trimming      : %llu runs, %llu objects, worst run %llu ns\n",
-	       s[S_TRIM_RUNS], s[S_TRIM_OBJECTS], s[S_TRIM_WORST_NS]);
+	printf("Trimming      : %llu runs, %llu objects, worst run %llu ns, largest %llu\n",
+	       s[S_TRIM_RUNS], s[S_TRIM_OBJECTS], s[S_TRIM_WORST_NS],
+	       s[S_TRIM_WORST_OBJECTS]);
 }
 
 static void report(const struct cache *c)

@@ -16,7 +16,8 @@ Results go to <cache>/bench/<timestamp>/: summary.txt (the headline
 table), table.txt (every row), summary.csv, table.csv, samples.csv and
 plot.png. `slqb bench --counters` instead runs each micro case alone on
 the statistics-enabled SLQB kernel of `slqb boot` and shows what SLQB's
-counters did.
+counters did, then the system workloads, and shows the periodic trim's
+worst pass of each cache.
 """
 
 import argparse
@@ -520,9 +521,56 @@ Per micro case (each run alone) and kmalloc cache, SLQB's counters moved by:
 """
 
 
+# The counters boot: each micro case alone, then the system workloads,
+# then every cache's counters (the trim maxima of the whole boot).
+COUNTER_WORKLOADS = 'stats,hackbench,perf,churn,trim'
+TRIM_TOP = 12
+TRIM_LEGEND = """\
+The periodic trim over the whole boot (the micro cases, then hackbench,
+perf messaging and the file churn): per cache, its passes, the objects
+they released, and the longest pass in ns and the most objects one pass
+released (trim_worst_ns, trim_worst_objects), the caches with the longest
+pass first."""
+
+
+def trim_view(stats: List[Dict[str, str]]) -> Tuple[str, List[List[str]]]:
+	"""The trim maxima of every cache after the workloads (the 'trim'
+	dump): a summary line, and the caches whose worst pass took longest."""
+	caches = []
+	for s in stats:
+		if s.get('phase') != 'after' or s.get('case') != 'workloads':
+			continue
+		try:
+			n = {k: int(s[k]) for k in ('trim_runs', 'trim_objects',
+						    'trim_worst_ns',
+						    'trim_worst_objects',
+						    'hiwater', 'freebatch')}
+		except (KeyError, ValueError):
+			continue
+		if n['trim_runs']:
+			caches.append((s.get('cache', '?'), n))
+	if not caches:
+		return 'no cache was trimmed (or the guest printed no trim dump)', []
+	caches.sort(key=lambda c: (-c[1]['trim_worst_ns'], c[0]))
+	over = [c for c, n in caches if n['trim_worst_objects'] > n['freebatch']]
+	worst_ns = max(n['trim_worst_ns'] for _, n in caches)
+	worst_objs = max(n['trim_worst_objects'] for _, n in caches)
+	line = (f'{len(caches)} caches trimmed; worst pass {worst_ns} ns, most '
+		f'objects in one pass {worst_objs}; passes over freebatch in '
+		f'{len(over)} of them (an idle LIFO flushed whole, at most hiwater)')
+	rows = [['cache', 'runs', 'objects', 'worst_ns', 'worst_objs',
+		 'freebatch', 'hiwater']]
+	for cache, n in caches[:TRIM_TOP]:
+		rows.append([cache, str(n['trim_runs']), str(n['trim_objects']),
+			     str(n['trim_worst_ns']), str(n['trim_worst_objects']),
+			     str(n['freebatch']), str(n['hiwater'])])
+	return line, rows
+
+
 def cmd_counters(args: argparse.Namespace) -> int:
 	"""slqb bench --counters: each micro case alone on the SLQB kernel of
-	`slqb boot` (CONFIG_SLQB_STATS=y), SLQB's counters before and after."""
+	`slqb boot` (CONFIG_SLQB_STATS=y), SLQB's counters before and after;
+	then the workloads, and the trim maxima of every cache."""
 	plan = QUICK if args.quick else FULL
 	ensure_packages()
 	ensure_packages(BENCH_PACKAGES)
@@ -534,14 +582,16 @@ def cmd_counters(args: argparse.Namespace) -> int:
 	out_dir = out_directory(paths, args.out)
 	shape = Shape(args.cpus, args.nodes)
 	result = boot_bench(paths, prepared, variant.name, 0, shape,
-			    bench_append(plan, 'stats', None), False,
+			    bench_append(plan, COUNTER_WORKLOADS, None), False,
 			    args.timeout or 1200, args.verbose)
 	rows = counter_deltas(result.parsed.stats)
+	trim_line, trim_rows = trim_view(result.parsed.stats)
 	text = (f'SLQB counters per micro case (caches with 1000+ allocs), '
 		f'{shape.describe()}, kernel {variant.spec.name} (debug config, '
 		f'SLQB_STATS=y), log {result.log_path}\n\n{COUNTER_LEGEND}\n'
 		f'{format_table(counter_view(rows))}\n\nRaw deltas:\n\n'
-		f'{format_table(rows)}\n')
+		f'{format_table(rows)}\n\n{TRIM_LEGEND}\n{trim_line}\n\n'
+		f'{format_table(trim_rows) if trim_rows else ""}\n')
 	write_text(os.path.join(out_dir, 'counters.txt'), text)
 	write_text(os.path.join(out_dir, 'counters.csv'), csv_text(rows))
 	print(text, flush=True)
@@ -580,8 +630,9 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 	p.add_argument('--out', default=None, metavar='DIR',
 		       help='results directory (default <cache>/bench/<timestamp>)')
 	p.add_argument('--counters', action='store_true',
-		       help='run each micro case alone on the SLQB_STATS kernel of '
-		       '`slqb boot` and show the SLQB counters')
+		       help='run each micro case alone, then the workloads, on the '
+		       'SLQB_STATS kernel of `slqb boot` and show the SLQB '
+		       'counters and the trim\'s worst passes')
 	p.add_argument('--verbose', action='store_true',
 		       help='stream the guest consoles')
 	p.set_defaults(func=cmd_bench)

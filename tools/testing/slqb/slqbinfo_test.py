@@ -68,7 +68,8 @@ CACHES = {
                    flush_free_list_remote='64000 C0=64000',
                    flush_rfree_list='1000 C0=600 C1=400',
                    flush_rfree_list_objects='64000 C0=64000',
-                   trim_worst_ns='8123 C1=8123')),
+                   trim_worst_ns='8123 C1=8123',
+                   trim_worst_objects='512 C1=512')),
     'inode_cache': dict(
         object_size=600, slab_size=640, order=1, slabs=50, partial=5,
         objects=500, queued=12, reclaim_account=1,
@@ -459,7 +460,7 @@ def test_report_totals(c, t, full):
 	c.check('-r: derived numbers',
 	        '5000000, 5% from a partial slab, 0% from a new slab' in out and
 	        'Remote flushes: 1000 hand-overs, 64000 objects; 25% of LIFO flushes remote'
-	        in out and 'worst run 8123 ns' in out, out)
+	        in out and 'worst run 8123 ns, largest 512' in out, out)
 	c.check('-r: one report per selected cache',
 	        out.count('\nCache: ') == 1 and rc == 0, repr(out[:200]))
 	rc, out, err = t.run('-R', full, '-r', '-N', '2', 'kmalloc')

@@ -1210,6 +1210,31 @@ class BenchMathsTest(unittest.TestCase):
 		view = slqb_bench.counter_view(rows)
 		self.assertEqual(view[1][:4], ['pair', 'kmalloc-64', '2000', '0.1'])
 
+	def test_trim_view(self):
+		def dump(cache, runs, ns, objs, batch, **extra):
+			return dict({'phase': 'after', 'case': 'workloads',
+				     'cache': cache, 'trim_runs': str(runs),
+				     'trim_objects': str(3 * objs),
+				     'trim_worst_ns': str(ns),
+				     'trim_worst_objects': str(objs),
+				     'hiwater': str(4 * batch),
+				     'freebatch': str(batch)}, **extra)
+		line, rows = slqb_bench.trim_view([
+			dump('dentry', 4, 900, 16, 16),
+			dump('kmalloc-64', 9, 4000, 200, 64),
+			dump('idle', 0, 0, 0, 8),
+			dump('kmalloc-8', 9, 50000, 1, 64, phase='before'),
+			dump('pair-case', 9, 70000, 1, 64, case='pair'),
+			dump('broken', 9, 'x', 1, 64)])
+		self.assertEqual([r[0] for r in rows],
+				 ['cache', 'kmalloc-64', 'dentry'])
+		self.assertEqual(rows[1], ['kmalloc-64', '9', '600', '4000', '200',
+					   '64', '256'])
+		self.assertIn('2 caches trimmed; worst pass 4000 ns, most objects '
+			      'in one pass 200; passes over freebatch in 1 of them',
+			      line)
+		self.assertEqual(slqb_bench.trim_view([])[1], [])
+
 
 class BenchVariantTest(unittest.TestCase):
 	"""slqb_bench: --kernel NAME=ALLOC[:CONFIG_X=V,...], --baseline."""

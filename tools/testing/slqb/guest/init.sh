@@ -550,15 +550,19 @@ bench_micro() {	# the slqb_bench module; slqbtest.benchmod=a=1:b=2 are its param
 SLQB_STATS="alloc alloc_slab_fill alloc_slab_new free free_remote flush_free_list
 flush_free_list_objects flush_free_list_remote flush_slab_partial flush_slab_free
 flush_rfree_list flush_rfree_list_objects claim_remote_list
-claim_remote_list_objects remote_cap_hit trim_runs trim_objects trim_worst_ns"
-# and the slab counts dumped with them
+claim_remote_list_objects remote_cap_hit trim_runs trim_objects trim_worst_ns
+trim_worst_objects"
+# and the slab counts and tunables dumped with them
 SLAB_COUNTS="slabs objects"
+SLQB_TUNABLES="hiwater freebatch"
 
-bench_stat_dump() {	# bench_stat_dump PHASE CASE: SLQB counter totals of kmalloc-N
-	for b_dir in /sys/kernel/slab/kmalloc-[0-9]*; do
+bench_stat_dump() {	# bench_stat_dump PHASE CASE [GLOB]: SLQB counters of kmalloc-N, or GLOB
+	for b_dir in /sys/kernel/slab/${3:-kmalloc-[0-9]*}; do
 		[ -r "$b_dir/alloc" ] || continue
+		# an alias is a link to a cache of its own name
+		[ -n "$3" ] && [ -L "$b_dir" ] && continue
 		b_line=""
-		for b_f in $SLQB_STATS $SLAB_COUNTS; do
+		for b_f in $SLQB_STATS $SLAB_COUNTS $SLQB_TUNABLES; do
 			[ -r "$b_dir/$b_f" ] || continue
 			b_line="$b_line $b_f=$(cut -d' ' -f1 < "$b_dir/$b_f")"
 		done
@@ -576,6 +580,12 @@ bench_stats() {	# each micro case alone, with the counters before and after
 		rmmod slqb_bench
 		bench_stat_dump after "$b_case"
 	done
+}
+
+bench_trim() {	# every cache's counters after the workloads: the trim maxima
+	[ -r /sys/kernel/slab/kmalloc-64/alloc ] ||
+		{ bench_say "skip name=trim why=no-SLQB_STATS"; return 0; }
+	bench_stat_dump after workloads '*'
 }
 
 bench_hackbench() {	# hackbench: processes/threads on sockets/pipes
@@ -636,14 +646,14 @@ bench_iperf() {	# iperf3 over loopback (skb allocations)
 	bench_say "sys name=iperf3-tcp value=$b_mbit unit=Mbit/s"
 }
 
-bench_mode() {	# slqbtest.bench=micro,hackbench,perf,churn,iperf[,stats], in order
+bench_mode() {	# slqbtest.bench=micro,hackbench,perf,churn,iperf[,stats,trim], in order
 	check_shape
 	bench_say "begin alloc=$(param alloc ?) kernel=$(uname -r)"
 	bench_mem boot
 	b_status=0
 	for b_item in $(param bench micro,hackbench,perf,churn,iperf | tr ',' ' '); do
 		case "$b_item" in
-		micro|hackbench|perf|churn|iperf|stats) "bench_$b_item" || b_status=1 ;;
+		micro|hackbench|perf|churn|iperf|stats|trim) "bench_$b_item" || b_status=1 ;;
 		*) bench_say "error name=$b_item rc=unknown"; b_status=1 ;;
 		esac
 		bench_mem "after-$b_item"
