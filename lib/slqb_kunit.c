@@ -1653,6 +1653,31 @@ static void slqb_test_trim_idle(struct kunit *test)
 	destroy_empty(test, s);
 }
 
+static int do_trim_all(void *arg)
+{
+	slqb_test_trim_all();
+	return 0;
+}
+
+/*
+ * The periodic trim is deferrable and would not wake a NOHZ idle CPU. A
+ * pass that leaves objects queued on its CPU arms a wake-up that is not
+ * deferrable, so that an idle CPU's queues are trimmed too.
+ */
+static void slqb_test_trim_wakes_idle(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct kmem_cache_list *l;
+
+	l = full_lifo_locked(test, &ctx, "slqb_test_trim_wake");
+	mutex_unlock(&slab_mutex);
+	/* Used since the last pass: it loses one batch, the rest stays. */
+	run_on(test, 0, do_trim_all, NULL);
+	KUNIT_EXPECT_GT(test, l->nr, 0U);
+	KUNIT_EXPECT_TRUE(test, slqb_test_trim_wake_armed(0));
+	destroy_empty(test, ctx.s);
+}
+
 static int node_reserve(struct kmem_cache *s, int cpu)
 {
 	return READ_ONCE(get_node(s, per_cpu(slqb_node, cpu))->list.nr_empty);
@@ -1898,6 +1923,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_kmalloc_sizes),
 	KUNIT_CASE(slqb_test_krealloc),
 	KUNIT_CASE(slqb_test_trim_idle),
+	KUNIT_CASE(slqb_test_trim_wakes_idle),
 	KUNIT_CASE(slqb_test_reserve),
 	KUNIT_CASE(slqb_test_trim_contended),
 	KUNIT_CASE(slqb_test_cpu_offline),

@@ -85,6 +85,8 @@ static unsigned int slqb_min_objects = 1;
 /* The bytes that hiwater allows a LIFO by default. */
 #define SLQB_QUEUE_BYTES	SZ_16K
 #define SLQB_TRIM_INTERVAL	(3 * HZ)
+/* How long after a missed periodic trim pass a CPU is woken up for it. */
+#define SLQB_TRIM_WAKE_SLACK	(HZ / 2)
 /* The empty slabs a cache keeps per node, see reserve_slab(). */
 #define SLQB_RESERVE_BYTES	SZ_16K
 #define SLQB_MAX_RESERVE	8
@@ -95,6 +97,7 @@ static struct kmem_cache slqb_boot_node_cache;
 static struct kmem_cache slqb_boot_cache;
 
 static DEFINE_PER_CPU(struct delayed_work, slqb_trim_work);
+static DEFINE_PER_CPU(struct delayed_work, slqb_trim_wake_work);
 
 /* Each CPU's local memory node, see above. */
 DEFINE_PER_CPU(int, slqb_node);
@@ -1905,8 +1908,9 @@ static int slqb_cpu_dead(unsigned int cpu)
  * A LIFO that nobody touched since the last pass (same head, same length)
  * is flushed whole; a busy one loses freebatch objects from its cold end.
  * The work is bounded by hiwater objects plus the capped remote queue.
+ * Returns how many objects this CPU still queues for @s.
  */
-static void trim_cache(struct kmem_cache *s)
+static unsigned int trim_cache(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n;
 	struct kmem_cache_cpu *c;
@@ -1926,7 +1930,7 @@ static void trim_cache(struct kmem_cache *s)
 	before = l->nr + atomic_read(&l->remote_nr) + c->rlist_nr;
 	if (!before) {
 		local_irq_enable();
-		return;
+		return 0;
 	}
 	claim_remote(s, c, &discard);
 	nr = min(l->nr, s->freebatch);
@@ -1948,7 +1952,9 @@ static void trim_cache(struct kmem_cache *s)
 	if (released > l->stats[TRIM_WORST_OBJECTS])
 		l->stats[TRIM_WORST_OBJECTS] = released;
 #endif
+	nr = l->nr;
 	local_irq_enable();
+	return nr;
 }
 
 #if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
@@ -1963,21 +1969,42 @@ void slqb_test_trim(struct kmem_cache *s)
  * holds it while waiting for this work. slqb_cpu_offline() cancels the work
  * under the CPU hotplug lock alone, and no holder of slab_mutex takes that
  * lock (kmem_cache_destroy() takes it first).
+ *
+ * The periodic work is deferrable, so that a CPU with nothing queued is not
+ * woken up for it. Neither would a NOHZ idle CPU be that still queues
+ * objects, and they would wait until something else woke it. So while a
+ * pass leaves objects queued, a second work, not deferrable, is armed a
+ * little after the next periodic pass is due: on a busy CPU the periodic
+ * pass comes first and pushes it on, on an idle one it runs the pass
+ * itself. An idle LIFO is flushed whole by its second pass, so an idle CPU
+ * is woken a few times at most and then left alone.
  */
 static void trim_all_caches(void)
 {
+	struct delayed_work *wake = this_cpu_ptr(&slqb_trim_wake_work);
+	unsigned int queued = 0;
 	struct kmem_cache *s;
 
 	mutex_lock(&slab_mutex);
 	list_for_each_entry(s, &slab_caches, list)
-		trim_cache(s);
+		queued += trim_cache(s);
 	mutex_unlock(&slab_mutex);
+	if (queued)
+		mod_delayed_work_on(smp_processor_id(), system_wq, wake,
+				    SLQB_TRIM_INTERVAL + SLQB_TRIM_WAKE_SLACK);
+	else
+		cancel_delayed_work(wake);
 }
 
 #if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
 void slqb_test_trim_all(void)
 {
 	trim_all_caches();
+}
+
+bool slqb_test_trim_wake_armed(int cpu)
+{
+	return delayed_work_pending(per_cpu_ptr(&slqb_trim_wake_work, cpu));
 }
 #endif
 
@@ -1986,6 +2013,11 @@ static void slqb_trim(struct work_struct *work)
 	trim_all_caches();
 	schedule_delayed_work_on(smp_processor_id(), to_delayed_work(work),
 				 SLQB_TRIM_INTERVAL);
+}
+
+static void slqb_trim_wake(struct work_struct *work)
+{
+	trim_all_caches();
 }
 
 static int slqb_cpu_online(unsigned int cpu)
@@ -1998,6 +2030,8 @@ static int slqb_cpu_online(unsigned int cpu)
 	 */
 	set_local_node(cpu);
 	INIT_DEFERRABLE_WORK(work, slqb_trim);
+	INIT_DELAYED_WORK(per_cpu_ptr(&slqb_trim_wake_work, cpu),
+			  slqb_trim_wake);
 	schedule_delayed_work_on(cpu, work, SLQB_TRIM_INTERVAL + cpu);
 	return 0;
 }
@@ -2005,6 +2039,7 @@ static int slqb_cpu_online(unsigned int cpu)
 static int slqb_cpu_offline(unsigned int cpu)
 {
 	cancel_delayed_work_sync(per_cpu_ptr(&slqb_trim_work, cpu));
+	cancel_delayed_work_sync(per_cpu_ptr(&slqb_trim_wake_work, cpu));
 	return 0;
 }
 

@@ -385,6 +385,8 @@ void slqb_test_fail_orders(struct kmem_cache *s, unsigned int order);
 unsigned long slqb_test_shrinker(bool scan);
 /* The trim work's pass over every cache, on the calling CPU. */
 void slqb_test_trim_all(void);
+/* Whether @cpu's trim is armed to wake it up (it still queues objects). */
+bool slqb_test_trim_wake_armed(int cpu);
 
 /* What the page allocations of a watched cache were asked for. */
 struct slqb_test_watch {
