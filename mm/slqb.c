@@ -1367,11 +1367,14 @@ static __always_inline void slab_free(struct kmem_cache *s, struct slab *slab,
 	 * Before the hooks: init_on_free would wipe the free pointer of the
 	 * LIFO's head. No object that is being freed for the first time can
 	 * be on a free list, so this finds no false double free; it only
-	 * misses those that are not the head of this CPU's LIFO.
+	 * misses those that are not the head of this CPU's LIFO. KASAN, if it
+	 * is on, finds the object poisoned and reports the double free
+	 * itself, with the object's stacks, as it does with SLUB.
 	 */
 	if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
 	    unlikely(object == this_cpu_read(s->cpu_slab->list.freelist))) {
-		report_double_free(s, object, addr);
+		if (!kasan_slab_free(s, object, false))
+			report_double_free(s, object, addr);
 		return;
 	}
 	slqb_memcg_free_hook(s, slab, &object, 1);
