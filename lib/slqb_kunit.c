@@ -1655,9 +1655,30 @@ static void slqb_test_trim_idle(struct kunit *test)
 	destroy_empty(test, s);
 }
 
-static int do_trim_all(void *arg)
+/* What a trim pass left queued on its CPU, and whether it armed a wake-up. */
+struct trim_wake {
+	struct slqb_test_ctx ctx;
+	unsigned int left;
+	bool armed;
+};
+
+/*
+ * Fill this CPU's LIFO and trim at once, with no sleep between the frees
+ * and the pass: the periodic pass cannot come between them and leave the
+ * LIFO looking idle, and none can cancel the wake-up before it is read.
+ */
+static int trim_wake_fn(void *arg)
 {
+	struct trim_wake *tw = arg;
+	int cpu = smp_processor_id();
+	int err = do_alloc(&tw->ctx);
+
+	if (err)
+		return err;
+	do_free(&tw->ctx);
 	slqb_test_trim_all();
+	tw->left = cpu_list(tw->ctx.s, cpu)->nr;
+	tw->armed = slqb_test_trim_wake_armed(cpu);
 	return 0;
 }
 
@@ -1668,16 +1689,19 @@ static int do_trim_all(void *arg)
  */
 static void slqb_test_trim_wakes_idle(struct kunit *test)
 {
-	struct slqb_test_ctx ctx = { .objs = test_array(test) };
-	struct kmem_cache_list *l;
+	struct trim_wake tw = { .ctx.objs = test_array(test) };
+	struct kmem_cache *s;
 
-	l = full_lifo_locked(test, &ctx, "slqb_test_trim_wake");
-	mutex_unlock(&slab_mutex);
+	s = test_cache(test, "slqb_test_trim_wake", TEST_OBJ_SIZE, 0, 0, NULL);
+	tw.ctx.s = s;
+	tw.ctx.nr = max(s->hiwater, 2U);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, tw.ctx.nr, tw.ctx.nr / 2),
+			0);
 	/* Used since the last pass: it loses one batch, the rest stays. */
-	run_on(test, 0, do_trim_all, NULL);
-	KUNIT_EXPECT_GT(test, l->nr, 0U);
-	KUNIT_EXPECT_TRUE(test, slqb_test_trim_wake_armed(0));
-	destroy_empty(test, ctx.s);
+	run_on(test, 0, trim_wake_fn, &tw);
+	KUNIT_EXPECT_GT(test, tw.left, 0U);
+	KUNIT_EXPECT_TRUE(test, tw.armed);
+	destroy_empty(test, s);
 }
 
 static int node_reserve(struct kmem_cache *s, int cpu)
