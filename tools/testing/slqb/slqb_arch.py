@@ -31,6 +31,10 @@ class Arch:
 	console: str			# console= device
 	user_cc: str			# compiler of the static mini init ('': busybox)
 	packages: Tuple[str, ...]	# Debian packages this arch needs
+	# -icount boots with more than one vCPU: arm64's secondary CPUs come
+	# up through PSCI and boot under one TCG thread; x86's INIT/SIPI
+	# bring-up hangs there (QEMU 7.2, MACHINE.md)
+	icount_smp: bool = False
 
 	@property
 	def cc(self) -> str:
@@ -46,7 +50,7 @@ ARCHES = {
 		      ('qemu-system-aarch64', '-M', 'virt', '-cpu', 'max'),
 		      'ttyAMA0', 'aarch64-linux-gnu-gcc',
 		      ('gcc-aarch64-linux-gnu', 'libc6-dev-arm64-cross',
-		       'qemu-system-arm')),
+		       'qemu-system-arm'), icount_smp=True),
 	# TCG's 'max' CPU says AuthenticAMD family 6, an Athlon to a 32-bit
 	# kernel, whose SMP check then warns that the CPUs are not fit for
 	# SMP: the same CPU with Intel's vendor string boots clean.

@@ -10,14 +10,20 @@ same QEMU shape, alternating the order from run to run:
   the system workloads (hackbench, perf bench sched messaging, fork/exec
   and file churn, iperf3 over loopback) and reads slab memory;
 - a 1-vCPU boot with -icount shift=0,sleep=off runs the single-CPU micro
-  cases, where get_cycles() counts guest instructions exactly.
+  cases, where get_cycles() counts guest instructions exactly;
+- an arm64 boot of the same allocator (64 KiB pages) with 2 vCPUs under
+  -icount on one TCG thread runs the micro cases again with the remote
+  case added, the two CPUs taking turns (the module's serial=1), so that
+  the remote free path is counted in instructions too (the icount-arm64
+  rows; --no-icount-arm64 leaves them out, and with them the arm64 builds).
 
 Results go to <cache>/bench/<timestamp>/: summary.txt (the headline
 table), table.txt (every row), summary.csv, table.csv, samples.csv and
 plot.png. `slqb bench --counters` instead runs each micro case alone on
 the statistics-enabled SLQB kernel of `slqb boot` and shows what SLQB's
 counters did, then the system workloads, and shows the periodic trim's
-worst pass of each cache.
+worst pass of each cache; the same micro cases on a SLUB kernel with
+CONFIG_SLUB_STATS give both allocators' page-allocator round trips.
 """
 
 import argparse
@@ -29,6 +35,7 @@ import textwrap
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from slqb_arch import DEFAULT_ARCH, arch_of
 from slqb_boot import BootRequest, Prepared, boot_kernel, prepare_kernel
 from slqb_build import (ALLOCATORS, KernelSpec, config_value, make_module,
 			parse_kconfig_option)
@@ -74,6 +81,12 @@ DEFAULT_KERNELS = ('slqb', 'slub', 'slab', 'slob')
 BASELINE_ALLOCS = ('slub', 'slab', 'slob')
 NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.+-]{0,31}$')
 ICOUNT_CASES = 'pair,batch,bulk,rcu'
+# The arm64 icount boots: the same, and remote, whose two CPUs take turns
+# there (serial=1). allcpu is not among them: with the vCPUs taking turns
+# on one host thread nothing runs at once, so it would be batch twice.
+ARM64 = 'arm64'
+ARM64_ICOUNT_CASES = 'pair,batch,bulk,rcu,remote'
+ARM64_ICOUNT_SHAPE = Shape(2, 1)
 STAT_CASES = 'pair,batch,bulk,allcpu,remote,node,rcu'
 
 
@@ -98,7 +111,8 @@ class Plan:
 	iperf_s: int
 	workloads: str
 
-	def module_params(self, cases: Optional[str] = None) -> str:
+	def module_params(self, cases: Optional[str] = None,
+			  serial: bool = False) -> str:
 		"""The bench module's parameters joined by ':' (the value of
 		slqbtest.benchmod, see slqb_guest.bench_params)."""
 		params = [f'sizes={self.sizes}', f'rounds={self.rounds}',
@@ -106,6 +120,8 @@ class Plan:
 			  f'rcu_objs={self.rcu_objs}']
 		if cases:
 			params.append(f'cases={cases}')
+		if serial:
+			params.append('serial=1')
 		return ':'.join(params)
 
 
@@ -224,6 +240,12 @@ def check_asked_config(paths: Paths, variant: Variant) -> None:
 					'in this tree)', exit_code=1)
 
 
+def arm64_variant(variant: Variant) -> Variant:
+	"""The same kernel built for arm64, for the icount-arm64 boots."""
+	return dataclasses.replace(variant, spec=dataclasses.replace(
+		variant.spec, arch=ARM64))
+
+
 def prepare_variant(paths: Paths, variant: Variant) -> Prepared:
 	"""Kernel, bench module and bench initramfs of one variant."""
 	log(f'kernel {variant.name}: {variant.spec.alloc}, build {variant.spec.name}')
@@ -249,11 +271,20 @@ class BootResult:
 	elapsed: float
 
 
-def bench_append(plan: Plan, workloads: str, cases: Optional[str]) -> str:
+def bench_append(plan: Plan, workloads: str, cases: Optional[str],
+		 serial: bool = False) -> str:
 	"""The kernel and guest parameters of a bench boot."""
 	return BENCH_KERNEL_PARAMS + ' ' + \
-		bench_params(workloads, plan.module_params(cases),
+		bench_params(workloads, plan.module_params(cases, serial),
 			     plan.hackbench, plan.churn, plan.iperf_s, STAT_CASES)
+
+
+def boot_group(icount: bool, arch: str) -> str:
+	"""The group of a boot's micro rows: 'icount', 'icount-arm64' (an
+	icount boot of another architecture) or 'tcg'."""
+	if not icount:
+		return 'tcg'
+	return 'icount' if arch == DEFAULT_ARCH else f'icount-{arch}'
 
 
 def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
@@ -264,7 +295,7 @@ def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	req = BootRequest(shape=shape, mode='bench', stress=0, append=append,
 			  timeout=timeout, console='stream' if verbose else 'markers',
 			  icount=icount)
-	group = 'icount' if icount else 'tcg'
+	group = boot_group(icount, prepared.spec.arch)
 	log(f'bench: {name} run {run_no + 1}, {group}')
 	outcome = boot_kernel(paths, prepared, req, name=name,
 			      log_name=f'bench-{name}-{shape.label()}-{group}')
@@ -306,11 +337,15 @@ def host_description() -> str:
 
 
 def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
-		 plan: Plan, quick: bool, base: str) -> List[str]:
+		 plan: Plan, quick: bool, base: str,
+		 arm64: bool = False) -> List[str]:
 	"""What the run was, for the top of the report."""
 	lines = [f'slqb bench{" --quick" if quick else ""}: {time.strftime("%Y-%m-%d %H:%M %Z")}, '
 		 f'{base}, {runs} run(s), tcg shape {shape.describe()}; '
-		 'icount boots: 1 vCPU', host_description(),
+		 'icount boots: 1 vCPU' + (
+			 f'; icount-arm64 boots: {ARM64_ICOUNT_SHAPE.cpus} vCPUs on one '
+			 'TCG thread, 64 KiB pages, remote with serial=1'
+			 if arm64 else ''), host_description(),
 		 f'kernels (debug and statistics off: {" ".join(BENCH_EXTRAS)}):']
 	for v in variants:
 		extra = f' + {" ".join(v.asked)}' if v.asked else ''
@@ -387,11 +422,13 @@ def out_directory(paths: Paths, given: Optional[str]) -> str:
 
 
 def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
-	      args: argparse.Namespace, plan: Plan, runs: int) -> List[BootResult]:
+	      args: argparse.Namespace, plan: Plan, runs: int,
+	      arm64: Optional[Dict[str, Prepared]] = None) -> List[BootResult]:
 	"""Every boot of the comparison, in alternating order."""
 	shape = Shape(args.cpus, args.nodes)
 	results = []
 	icount_append = bench_append(plan, 'micro', ICOUNT_CASES)
+	arm64_append = bench_append(plan, 'micro', ARM64_ICOUNT_CASES, serial=True)
 	tcg_append = bench_append(plan, plan.workloads, None)
 	for run_no in range(runs):
 		for name in boot_order(names, run_no):
@@ -399,6 +436,11 @@ def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 				results.append(boot_bench(paths, prepared[name], name, run_no,
 							  Shape(1, 1), icount_append, True,
 							  args.timeout, args.verbose))
+				if arm64:
+					results.append(boot_bench(
+						paths, arm64[name], name, run_no,
+						ARM64_ICOUNT_SHAPE, arm64_append, True,
+						args.timeout, args.verbose))
 			results.append(boot_bench(paths, prepared[name], name, run_no,
 						  shape, tcg_append, False, args.timeout,
 						  args.verbose))
@@ -418,19 +460,23 @@ def cmd_bench(args: argparse.Namespace) -> int:
 		args.timeout = 900 if not args.quick else 600
 	ensure_packages()
 	ensure_packages(BENCH_PACKAGES)
+	if args.icount_arm64:
+		ensure_packages(list(arch_of(ARM64).packages))
 	paths = Paths.from_env()
 	start = time.monotonic()
 	prepared = {v.name: prepare_variant(paths, v) for v in variants}
+	arm64 = {v.name: prepare_variant(paths, arm64_variant(v))
+		 for v in variants} if args.icount_arm64 else None
 	out_dir = out_directory(paths, args.out)
 	log(f'bench: {len(variants)} kernels, {runs} run(s); results in {out_dir}')
 	log(TCG_NOTE)
 	results = run_boots(paths, prepared, [v.name for v in variants], args,
-			    plan, runs)
+			    plan, runs, arm64)
 	samples = [s for r in results for s in r.parsed.samples]
 	problems = [e for r in results for e in r.errors]
 	base = next(iter(prepared.values())).base
 	head = header_lines(variants, Shape(args.cpus, args.nodes), runs, plan,
-			    args.quick, base)
+			    args.quick, base, bool(arm64))
 	head.append(f'console logs: {", ".join(os.path.basename(r.log_path) for r in results)} '
 		    f'(in {paths.logs})')
 	summary = write_report(out_dir, head, samples, pairing, problems)
@@ -451,11 +497,18 @@ COUNTER_COLUMNS = ('alloc', 'free', 'alloc_slab_fill', 'alloc_slab_new',
 		   'trim_objects')
 
 
-def counter_deltas(stats: List[Dict[str, str]]) -> List[List[str]]:
+# CONFIG_SLUB_STATS counters of the SLUB side of the page-allocator table
+SLUB_COUNTER_COLUMNS = ('alloc_fastpath', 'alloc_slowpath', 'alloc_slab',
+			'free_slab')
+
+
+def counter_deltas(stats: List[Dict[str, str]],
+		   columns: Sequence[str] = COUNTER_COLUMNS,
+		   min_first: int = 1000) -> List[List[str]]:
 	"""Rows (case, cache, delta per counter) from before/after dumps,
-	for caches whose alloc count moved by 1000 or more."""
+	for caches whose first counter moved by min_first or more."""
 	before = {(s['case'], s['cache']): s for s in stats if s.get('phase') == 'before'}
-	rows = [['case', 'cache'] + list(COUNTER_COLUMNS)]
+	rows = [['case', 'cache'] + list(columns)]
 	for s in stats:
 		if s.get('phase') != 'after':
 			continue
@@ -463,14 +516,54 @@ def counter_deltas(stats: List[Dict[str, str]]) -> List[List[str]]:
 		if not b:
 			continue
 		delta = []
-		for c in COUNTER_COLUMNS:
+		for c in columns:
 			try:
 				delta.append(int(s.get(c, 0)) - int(b.get(c, 0)))
 			except ValueError:
 				delta.append(0)
-		if delta[0] >= 1000:
+		if delta[0] >= min_first:
 			rows.append([s['case'], s['cache']] + [str(d) for d in delta])
 	return rows
+
+
+def per_1000(count: int, allocs: int) -> str:
+	"""count per 1000 allocations, one decimal ('-' without allocations)."""
+	return f'{1000.0 * count / allocs:.1f}' if allocs else '-'
+
+
+def page_trips_view(slqb: List[List[str]],
+		    slub: List[List[str]]) -> Tuple[str, List[List[str]]]:
+	"""Page-allocator round trips (slabs allocated plus slabs freed) of
+	SLQB and SLUB per micro case and cache, per 1000 allocations as SLQB
+	counted them (SLUB's own alloc counters skip its bulk fast path; both
+	kernels ran the same module with the same parameters). Returns a
+	summary line and the rows."""
+	theirs = {(r[0], r[1]): dict(zip(slub[0], r)) for r in slub[1:]}
+	rows = [['case', 'cache', 'allocs', 'slqb_new', 'slqb_freed',
+		 'slub_new', 'slub_freed', 'slqb/1k', 'slub/1k', 'slqb/slub']]
+	worse = []
+	for row in slqb[1:]:
+		ours = dict(zip(slqb[0], row))
+		other = theirs.get((ours['case'], ours['cache']))
+		if not other:
+			continue
+		allocs = int(ours['alloc'])
+		mine = int(ours['alloc_slab_new']) + int(ours['flush_slab_free'])
+		their = int(other['alloc_slab']) + int(other['free_slab'])
+		if their:
+			ratio = f'{mine / their:.2f}'
+		else:
+			ratio = '-' if not mine else 'inf'
+		if mine > their:
+			worse.append(f'{ours["case"]}/{ours["cache"]}')
+		rows.append([ours['case'], ours['cache'], str(allocs),
+			     ours['alloc_slab_new'], ours['flush_slab_free'],
+			     other['alloc_slab'], other['free_slab'],
+			     per_1000(mine, allocs), per_1000(their, allocs), ratio])
+	line = (f'{len(rows) - 1} case/cache rows; SLQB makes more round trips '
+		f'than SLUB in {len(worse)}' +
+		(f': {", ".join(worse)}' if worse else ''))
+	return line, rows
 
 
 def pct(part: int, whole: int) -> str:
@@ -567,38 +660,61 @@ def trim_view(stats: List[Dict[str, str]]) -> Tuple[str, List[List[str]]]:
 	return line, rows
 
 
+PAGE_TRIPS_LEGEND = """\
+Page-allocator round trips per micro case and kmalloc cache: slabs taken
+from the page allocator (SLQB alloc_slab_new, SLUB alloc_slab) and given
+back (SLQB flush_slab_free, SLUB free_slab), SLQB's statistics kernel
+against a SLUB kernel of the same config with CONFIG_SLUB_STATS=y, each
+case run alone in the same shape; per 1000 allocations as SLQB counted
+them."""
+
+
 def cmd_counters(args: argparse.Namespace) -> int:
 	"""slqb bench --counters: each micro case alone on the SLQB kernel of
-	`slqb boot` (CONFIG_SLQB_STATS=y), SLQB's counters before and after;
-	then the workloads, and the trim maxima of every cache."""
+	`slqb boot` (CONFIG_SLQB_STATS=y), SLQB's counters before and after,
+	then the workloads and the trim maxima of every cache; and the same
+	micro cases on SLUB with CONFIG_SLUB_STATS=y, for the page-allocator
+	round trips of both."""
 	plan = QUICK if args.quick else FULL
 	ensure_packages()
 	ensure_packages(BENCH_PACKAGES)
 	paths = Paths.from_env()
 	variant = Variant('slqb-stats', KernelSpec('slqb'))
+	slub = Variant('slub-stats', KernelSpec('slub', ('CONFIG_SLUB_STATS=y',)),
+		       ('CONFIG_SLUB_STATS=y',))
 	prepared = prepare_variant(paths, variant)
 	if config_value(paths, variant.spec, 'CONFIG_SLQB_STATS') != 'y':
 		raise SlqbError('the slqb kernel has no CONFIG_SLQB_STATS')
+	slub_prepared = prepare_variant(paths, slub)
 	out_dir = out_directory(paths, args.out)
 	shape = Shape(args.cpus, args.nodes)
 	result = boot_bench(paths, prepared, variant.name, 0, shape,
 			    bench_append(plan, COUNTER_WORKLOADS, None), False,
 			    args.timeout or 1200, args.verbose)
+	slub_result = boot_bench(paths, slub_prepared, slub.name, 0, shape,
+				 bench_append(plan, 'stats', None), False,
+				 args.timeout or 1200, args.verbose)
 	rows = counter_deltas(result.parsed.stats)
+	slub_rows = counter_deltas(slub_result.parsed.stats, SLUB_COUNTER_COLUMNS, 0)
+	trips_line, trips_rows = page_trips_view(rows, slub_rows)
 	trim_line, trim_rows = trim_view(result.parsed.stats)
 	text = (f'SLQB counters per micro case (caches with 1000+ allocs), '
 		f'{shape.describe()}, kernel {variant.spec.name} (debug config, '
 		f'SLQB_STATS=y), log {result.log_path}\n\n{COUNTER_LEGEND}\n'
-		f'{format_table(counter_view(rows))}\n\nRaw deltas:\n\n'
+		f'{format_table(counter_view(rows))}\n\n{PAGE_TRIPS_LEGEND}\n'
+		f'SLUB: kernel {slub.spec.name}, log {slub_result.log_path}\n'
+		f'{trips_line}\n\n{format_table(trips_rows)}\n\nRaw deltas:\n\n'
 		f'{format_table(rows)}\n\n{TRIM_LEGEND}\n{trim_line}\n\n'
 		f'{format_table(trim_rows) if trim_rows else ""}\n')
 	write_text(os.path.join(out_dir, 'counters.txt'), text)
 	write_text(os.path.join(out_dir, 'counters.csv'), csv_text(rows))
+	write_text(os.path.join(out_dir, 'page-trips.csv'), csv_text(trips_rows))
 	print(text, flush=True)
-	for e in result.errors:
+	errors = result.errors + slub_result.errors
+	for e in errors:
 		print(f'ERROR: {e}', flush=True)
-	log(f'counters: {out_dir}/counters.txt, counters.csv')
-	return 1 if result.errors else 0
+	log(f'counters: {out_dir}/counters.txt, counters.csv, page-trips.csv')
+	return 1 if errors else 0
 
 
 def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
@@ -613,6 +729,11 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 	p.add_argument('--icount-runs', type=positive_int, default=1, metavar='R',
 		       help='runs that also do the 1-vCPU icount boot (exact, so 1 '
 		       'is enough; default 1)')
+	p.add_argument('--icount-arm64', action=argparse.BooleanOptionalAction,
+		       default=True,
+		       help='also build each kernel for arm64 and count the micro '
+		       'cases and remote with 2 vCPUs under icount (default on; '
+		       'the arm64 builds take about 8 minutes each)')
 	p.add_argument('--kernel', action='append', default=[],
 		       metavar='NAME=ALLOC[:CONFIG_X=V,...]',
 		       help='a kernel to compare (repeatable); default: slqb, slub, '
@@ -632,7 +753,9 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 	p.add_argument('--counters', action='store_true',
 		       help='run each micro case alone, then the workloads, on the '
 		       'SLQB_STATS kernel of `slqb boot` and show the SLQB '
-		       'counters and the trim\'s worst passes')
+		       'counters and the trim\'s worst passes; and the micro '
+		       'cases on SLUB with SLUB_STATS, for both allocators\' '
+		       'page-allocator round trips')
 	p.add_argument('--verbose', action='store_true',
 		       help='stream the guest consoles')
 	p.set_defaults(func=cmd_bench)

@@ -8,7 +8,9 @@ has no side effects, so that `slqb test` can check it on made-up consoles.
 A sample is one number from one boot: kernel, run, metric, value. A metric
 is (group, case, object, unit, better): group 'icount' (single-CPU micro
 cases in a 1-vCPU QEMU with -icount: exact guest instructions per
-operation), 'tcg' (micro cases under multi-threaded TCG: wall-clock ns per
+operation), 'icount-arm64' (arm64 with 2 vCPUs taking turns on one TCG
+thread under -icount: the guest instructions both CPUs ran per operation,
+to about 0.1%), 'tcg' (micro cases under multi-threaded TCG: wall-clock ns per
 operation, the median of a boot's rounds), 'tcg-min' (the same, the fastest
 round), 'tcg-cycles', 'sys' (system workloads) or 'mem' (slab memory).
 """
@@ -34,6 +36,8 @@ TCG_NOTE = ('Absolute times under TCG (QEMU without KVM) mean little: only '
 	    'allocator, so the median depends on how the modes mixed and the '
 	    'minimum shows the fast mode.')
 
+# Groups of instruction counts: exact (icount) or nearly so (icount-arm64).
+ICOUNT_GROUPS = ('icount', 'icount-arm64')
 # Units whose bigger values are better; everything else: lower is better.
 HIGHER_BETTER_UNITS = ('Mbit/s',)
 MEM_FIELDS = (('Slab', 'kB'), ('SUnreclaim', 'kB'), ('slab_pages', 'pages'))
@@ -94,12 +98,21 @@ def object_name(fields: Dict[str, str]) -> str:
 def micro_samples(kernel: str, run: int, group: str,
 		  fields: Dict[str, str]) -> List[Sample]:
 	"""The samples of one micro line: instructions (icount), or ns,
-	cycles and the fastest round's ns (tcg)."""
+	cycles and the fastest round's ns (tcg).
+
+	icount-arm64 reads ns_op: with -icount shift=0 a nanosecond of guest
+	time is one guest instruction on whichever vCPU runs, while arm64's
+	get_cycles() reads the 62.5 MHz generic timer, 16 instructions a tick.
+	"""
 	obj = object_name(fields)
 	case = fields['case']
 	if group == 'icount':
 		return [Sample(kernel, run, Metric(group, case, obj, 'instr/op'),
 			       float(fields['cycles_op']))]
+	if group == 'icount-arm64':
+		float(fields['cycles_op'])	# a malformed line counts for nothing
+		return [Sample(kernel, run, Metric(group, case, obj, 'instr/op'),
+			       float(fields['ns_op']))]
 	out = [Sample(kernel, run, Metric(group, case, obj, 'ns/op'),
 		      float(fields['ns_op'])),
 	       Sample(kernel, run, Metric('tcg-cycles', case, obj, 'cycles/op'),
@@ -112,8 +125,8 @@ def micro_samples(kernel: str, run: int, group: str,
 
 def parse_console(lines: Sequence[str], kernel: str, run: int,
 		  group: str) -> Parsed:
-	"""The samples of one bench boot; group is 'icount' or 'tcg' for its
-	micro lines. Malformed lines are ignored (a console can interleave)."""
+	"""The samples of one bench boot; group is 'icount', 'icount-arm64'
+	or 'tcg' for its micro lines. Malformed lines are ignored (a console can interleave)."""
 	out = Parsed([], [], [], [], False, False)
 	for kind, f in bench_records(lines):
 		try:
@@ -123,7 +136,7 @@ def parse_console(lines: Sequence[str], kernel: str, run: int,
 				value = float(f['value'])
 				out.samples.append(Sample(kernel, run, Metric(
 					'sys', f['name'], '', f['unit']), value))
-			elif kind == 'mem' and group != 'icount':
+			elif kind == 'mem' and group not in ICOUNT_GROUPS:
 				# icount boots run the micro cases only: their memory
 				# readings are not those of the workload boots
 				for field, unit in MEM_FIELDS:
@@ -197,7 +210,7 @@ def ratio(subject: Summary, baseline: Summary) -> Optional[Ratio]:
 		     max(per_run), len(per_run))
 
 
-GROUP_ORDER = ('icount', 'tcg', 'tcg-min', 'tcg-cycles', 'sys', 'mem')
+GROUP_ORDER = ('icount', 'icount-arm64', 'tcg', 'tcg-min', 'tcg-cycles', 'sys', 'mem')
 
 
 def collect(samples: Iterable[Sample]) -> Dict[Metric, Dict[str, Summary]]:
@@ -236,7 +249,7 @@ def aggregate(samples: Sequence[Sample]) -> List[Sample]:
 	when in_summary()."""
 	out, acc = [], {}
 	for s in samples:
-		if s.metric.group in ('icount', 'tcg', 'tcg-min'):
+		if s.metric.group in ICOUNT_GROUPS + ('tcg', 'tcg-min'):
 			key = (s.kernel, s.run, s.metric.group, s.metric.case, s.metric.unit)
 			acc.setdefault(key, []).append(s.value)
 		elif in_summary(s.metric):
@@ -283,7 +296,7 @@ def table_rows(stats: Dict[Metric, Dict[str, Summary]],
 				   if s else '-')
 		for subj, base in pairing.columns():
 			r = ratio(per[subj], per[base]) if subj in per and base in per else None
-			row.append(r.text(metric.group == 'icount') if r else '-')
+			row.append(r.text(metric.group in ICOUNT_GROUPS) if r else '-')
 		rows.append(row)
 	return rows
 
@@ -347,7 +360,9 @@ def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
 
 PLOT_PANELS = (('icount', 'pair'), ('icount', 'batch-alloc'),
 	       ('icount', 'bulk-free'), ('tcg', 'allcpu-alloc'),
-	       ('tcg', 'remote-alloc'), ('tcg', 'rcu'))
+	       ('tcg', 'remote-alloc'), ('tcg', 'rcu'),
+	       ('icount-arm64', 'remote-alloc'), ('icount-arm64', 'remote-free'),
+	       ('icount-arm64', 'allcpu-alloc'))
 
 
 def plot_data(stats: Dict[Metric, Dict[str, Summary]], group: str, case: str,
@@ -380,7 +395,8 @@ def write_plot(stats: Dict[Metric, Dict[str, Summary]], kernels: Sequence[str],
 			for size, vals in data:
 				f.write(f'{size} ' + ' '.join('?' if v is None else f'{v:g}'
 							     for v in vals) + '\n')
-		unit = 'guest instructions/op' if group == 'icount' else 'ns/op (wall, TCG)'
+		unit = 'guest instructions/op' if group in ICOUNT_GROUPS \
+			else 'ns/op (wall, TCG)'
 		panels.append((path, f'{case} ({group})', unit))
 	if not panels:
 		return None

@@ -395,8 +395,7 @@ def build_kernel(paths: Paths, spec: KernelSpec, base: str,
 def make_module(paths: Paths, spec: KernelSpec, mod_dir: str, what: str) -> None:
 	"""Builds the external module in mod_dir against spec's kernel (W=1).
 	A build error is an SlqbError quoting it; warnings are warned about."""
-	cmd = ['make', '-C', paths.work, f'O={spec.build_dir(paths)}', f'M={mod_dir}',
-	       'W=1', 'CC=ccache gcc', 'modules']
+	cmd = make_command(paths, spec, f'M={mod_dir}', 'W=1', 'modules')
 	proc = run(cmd, timeout=600, env=build_env(paths), check=False)
 	lines = proc.stdout.splitlines()
 	if proc.returncode != 0:

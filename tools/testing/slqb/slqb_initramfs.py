@@ -149,12 +149,17 @@ def add_host_tools(cpio: CpioList, tools, user: str) -> None:
 			warn(f'{tool} not found; {user} will skip it')
 
 
-def add_bench_files(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
-	"""The benchmark module and workload tools of `slqb bench`."""
+def add_bench_module(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
+	"""The benchmark module of `slqb bench`, built against spec."""
 	module = os.path.join(spec.build_dir(paths), BENCH_MODULE)
 	if not os.path.exists(module):
 		raise SlqbError(f'{module} is missing: build the bench module first')
 	cpio.add_file('/lib/slqbtest/slqb_bench.ko', module, '0644')
+
+
+def add_bench_files(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
+	"""The benchmark module and workload tools of `slqb bench`."""
+	add_bench_module(cpio, paths, spec)
 	add_host_tools(cpio, BENCH_TOOLS, 'the benchmark')
 
 
@@ -200,9 +205,11 @@ def describe_initramfs(paths: Paths, spec: KernelSpec,
 	return cpio
 
 
-def mini_init_initramfs(paths: Paths, spec: KernelSpec) -> CpioList:
+def mini_init_initramfs(paths: Paths, spec: KernelSpec,
+			bench: bool = False) -> CpioList:
 	"""Other architectures: guest/mini-init.c, compiled statically with
-	the arch's cross compiler, as /init, and nothing else."""
+	the arch's cross compiler, as /init, and nothing else but, with bench,
+	the bench module (the workload tools are x86_64 binaries)."""
 	out = os.path.join(spec.build_dir(paths), 'slqb-tools', 'mini-init')
 	if not os.path.exists(out) or \
 	   os.path.getmtime(out) < os.path.getmtime(MINI_INIT_SOURCE):
@@ -218,6 +225,8 @@ def mini_init_initramfs(paths: Paths, spec: KernelSpec) -> CpioList:
 		cpio.add_dir(name)
 	cpio.add_node('/dev/console', '0600', 'c', 5, 1)
 	cpio.add_file('/init', out)
+	if bench:
+		add_bench_module(cpio, paths, spec)
 	return cpio
 
 
@@ -229,7 +238,7 @@ def build_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False) -> str:
 	out = os.path.join(build, f'{prefix}-initramfs.cpio.gz')
 	key_file = out + '.key'
 	if spec.arch != DEFAULT_ARCH:
-		cpio = mini_init_initramfs(paths, spec)
+		cpio = mini_init_initramfs(paths, spec, bench)
 	else:
 		cpio = describe_initramfs(paths, spec, bench)
 	tool = gen_init_cpio(paths)

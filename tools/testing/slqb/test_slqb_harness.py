@@ -564,6 +564,16 @@ class ShapeTest(unittest.TestCase):
 					   'tcg,thread=multi', '-M', 'virt', '-cpu'])
 		cmd = slqb_qemu.qemu_command('bz', 'rd', Shape(2), 'x', arch='i386')
 		self.assertIn('max,vendor=GenuineIntel', cmd)
+		# arm64 brings its CPUs up through PSCI: icount with two works,
+		# on one TCG thread
+		cmd = slqb_qemu.qemu_command('Image', 'rd', Shape(2), 'x',
+					     icount=True, arch='arm64')
+		self.assertEqual(cmd[:5], ['qemu-system-aarch64', '-accel',
+					   'tcg,thread=single', '-icount',
+					   'shift=0,sleep=off'])
+		with self.assertRaises(SlqbError):
+			slqb_qemu.qemu_command('bz', 'rd', Shape(2), 'x',
+					       icount=True, arch='i386')
 
 	def test_kernel_cmdline(self):
 		prepared = Prepared(spec=slqb_build.KernelSpec('slub'), base='b',
@@ -1047,6 +1057,21 @@ class BenchConsoleTest(unittest.TestCase):
 				       ('sys hackbench-proc-sock', 's', 0.866),
 				       ('sys iperf3-tcp', 'Mbit/s', 1982.0)])
 
+	def test_icount_arm64_console(self):
+		# arm64's get_cycles() ticks at 62.5 MHz: its rows take ns_op,
+		# one guest instruction a nanosecond under -icount shift=0
+		parsed = slqb_bench_report.parse_console(self.lines, 'slub', 0,
+							 'icount-arm64')
+		got = [(s.metric.label, s.metric.unit, s.value) for s in parsed.samples]
+		self.assertEqual(got, [('icount-arm64 pair kmalloc-64', 'instr/op', 628.5),
+				       ('icount-arm64 pair cache-200', 'instr/op', 600.0),
+				       ('sys hackbench-proc-sock', 's', 0.866),
+				       ('sys iperf3-tcp', 'Mbit/s', 1982.0)])
+		geo = slqb_bench_report.aggregate(parsed.samples)
+		self.assertIn(slqb_bench_report.Metric('icount-arm64', 'pair', 'geomean',
+						       'instr/op'),
+			      [g.metric for g in geo])
+
 	def test_unfinished_console(self):
 		parsed = slqb_bench_report.parse_console(self.lines[:5], 'k', 0, 'tcg')
 		self.assertTrue(parsed.begun)
@@ -1210,6 +1235,26 @@ class BenchMathsTest(unittest.TestCase):
 		view = slqb_bench.counter_view(rows)
 		self.assertEqual(view[1][:4], ['pair', 'kmalloc-64', '2000', '0.1'])
 
+	def test_page_trips_view(self):
+		def ours(case, allocs, new, freed):
+			return [case, 'kmalloc-64', str(allocs), new, freed]
+		slqb = [['case', 'cache', 'alloc', 'alloc_slab_new', 'flush_slab_free'],
+			ours('batch', 4000, '10', '10'), ours('bulk', 2000, '0', '0'),
+			ours('pair', 1000, '1', '0'), ours('rcu', 5000, '3', '1')]
+		slub = [['case', 'cache'] + list(slqb_bench.SLUB_COUNTER_COLUMNS),
+			['batch', 'kmalloc-64', '9', '9', '8', '4'],
+			['bulk', 'kmalloc-64', '0', '0', '0', '0'],
+			['pair', 'kmalloc-64', '5', '5', '0', '0']]
+		line, rows = slqb_bench.page_trips_view(slqb, slub)
+		self.assertEqual(rows[1], ['batch', 'kmalloc-64', '4000', '10', '10',
+					   '8', '4', '5.0', '3.0', '1.67'])
+		self.assertEqual(rows[2][-3:], ['0.0', '0.0', '-'])
+		self.assertEqual(rows[3][-3:], ['1.0', '0.0', 'inf'])
+		# no SLUB row for rcu: left out rather than compared with nothing
+		self.assertEqual(len(rows), 4)
+		self.assertIn('3 case/cache rows; SLQB makes more round trips than '
+			      'SLUB in 2: batch/kmalloc-64, pair/kmalloc-64', line)
+
 	def test_trim_view(self):
 		def dump(cache, runs, ns, objs, batch, **extra):
 			return dict({'phase': 'after', 'case': 'workloads',
@@ -1296,6 +1341,20 @@ class BenchVariantTest(unittest.TestCase):
 			'objs=1024:rcu_objs=5000:cases=pair,rcu',
 			'slqbtest.hackbench=2:30', 'slqbtest.churn=80', 'slqbtest.iperf=2',
 			'slqbtest.statcases=' + slqb_bench.STAT_CASES])
+		text = slqb_bench.bench_append(slqb_bench.QUICK, 'micro', 'remote',
+					       serial=True)
+		self.assertIn('slqbtest.benchmod=sizes=8,64,512,4096:rounds=3:'
+			      'loops=10000:objs=1024:rcu_objs=5000:cases=remote:'
+			      'serial=1', text.split())
+
+	def test_boot_group(self):
+		self.assertEqual(slqb_bench.boot_group(True, 'x86_64'), 'icount')
+		self.assertEqual(slqb_bench.boot_group(True, 'arm64'), 'icount-arm64')
+		self.assertEqual(slqb_bench.boot_group(False, 'arm64'), 'tcg')
+		v = slqb_bench.arm64_variant(slqb_bench.parse_variant('k=slqb'))
+		self.assertEqual((v.name, v.spec.arch, v.spec.alloc),
+				 ('k', 'arm64', 'slqb'))
+		self.assertTrue(v.spec.name.startswith('arm64-slqb-'))
 
 
 # ---------------------------------------------------------------- series

@@ -552,17 +552,25 @@ flush_free_list_objects flush_free_list_remote flush_slab_partial flush_slab_fre
 flush_rfree_list flush_rfree_list_objects claim_remote_list
 claim_remote_list_objects remote_cap_hit trim_runs trim_objects trim_worst_ns
 trim_worst_objects"
+# CONFIG_SLUB_STATS files read for the same table: allocations, and the
+# slabs taken from and given back to the page allocator
+SLUB_STATS="alloc_fastpath alloc_slowpath free_fastpath free_slowpath alloc_slab
+free_slab"
 # and the slab counts and tunables dumped with them
 SLAB_COUNTS="slabs objects"
 SLQB_TUNABLES="hiwater freebatch"
 
-bench_stat_dump() {	# bench_stat_dump PHASE CASE [GLOB]: SLQB counters of kmalloc-N, or GLOB
+has_stats() {	# has_stats DIR: a cache directory with SLQB's or SLUB's counters
+	[ -r "$1/alloc" ] || [ -r "$1/alloc_slab" ]
+}
+
+bench_stat_dump() {	# bench_stat_dump PHASE CASE [GLOB]: the counters of kmalloc-N, or GLOB
 	for b_dir in /sys/kernel/slab/${3:-kmalloc-[0-9]*}; do
-		[ -r "$b_dir/alloc" ] || continue
+		has_stats "$b_dir" || continue
 		# an alias is a link to a cache of its own name
 		[ -n "$3" ] && [ -L "$b_dir" ] && continue
 		b_line=""
-		for b_f in $SLQB_STATS $SLAB_COUNTS $SLQB_TUNABLES; do
+		for b_f in $SLQB_STATS $SLUB_STATS $SLAB_COUNTS $SLQB_TUNABLES; do
 			[ -r "$b_dir/$b_f" ] || continue
 			b_line="$b_line $b_f=$(cut -d' ' -f1 < "$b_dir/$b_f")"
 		done
@@ -571,8 +579,8 @@ bench_stat_dump() {	# bench_stat_dump PHASE CASE [GLOB]: SLQB counters of kmallo
 }
 
 bench_stats() {	# each micro case alone, with the counters before and after
-	[ -r /sys/kernel/slab/kmalloc-64/alloc ] ||
-		{ bench_say "skip name=stats why=no-SLQB_STATS"; return 0; }
+	has_stats /sys/kernel/slab/kmalloc-64 ||
+		{ bench_say "skip name=stats why=no-SLQB_STATS-or-SLUB_STATS"; return 0; }
 	for b_case in $(param statcases pair,batch,bulk,allcpu,remote,node,rcu | tr ',' ' '); do
 		bench_stat_dump before "$b_case"
 		insmod /lib/slqbtest/slqb_bench.ko $(param benchmod "" | tr ':' ' ') \

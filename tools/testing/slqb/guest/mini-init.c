@@ -9,6 +9,12 @@
  *
  * Output lines for the harness start with "SLQB-GUEST: "; the last one is
  * "SLQB-GUEST: PASS" or "SLQB-GUEST: FAIL <failed steps>".
+ *
+ * With slqbtest.mode=bench it loads the `slqb bench` module instead, with
+ * the parameters of slqbtest.benchmod= (':' between them, as guest/init.sh
+ * takes them), and frames the module's SLQB-BENCH lines with its own
+ * "begin" and "end" lines, so the harness can count exactly the arm64
+ * cases that need two CPUs.
  */
 
 #include <dirent.h>
@@ -21,6 +27,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +36,8 @@
 #define CMDLINE_MAX	4096
 #define FILES		256
 #define CHILDREN	32
+#define BENCH_MODULE	"/lib/slqbtest/slqb_bench.ko"
+#define BENCH_NAME	"slqb_bench"
 
 static char failed[256];
 
@@ -90,6 +99,33 @@ static long param(const char *cmdline, const char *name, long dflt)
 		p += strlen(key);
 	}
 	return value;
+}
+
+/*
+ * The word after slqbtest.<name>= on the command line (the last one wins),
+ * or "" when there is none; at most size - 1 characters are kept.
+ */
+static void param_word(const char *cmdline, const char *name, char *buf,
+		       size_t size)
+{
+	char key[64];
+	const char *p = cmdline;
+	size_t len;
+
+	buf[0] = '\0';
+	snprintf(key, sizeof(key), "slqbtest.%s=", name);
+	while ((p = strstr(p, key))) {
+		const char *value = p + strlen(key);
+
+		if (p == cmdline || p[-1] == ' ') {
+			len = strcspn(value, "\n\t ");
+			if (len >= size)
+				len = size - 1;
+			memcpy(buf, value, len);
+			buf[len] = '\0';
+		}
+		p = value;
+	}
 }
 
 /* How many numbers a sysfs list such as "0-2,5" names. */
@@ -224,9 +260,48 @@ static int shrink_all(void)
 	return ok && caches > 0;
 }
 
+/*
+ * Loads the bench module, which measures while it initialises and prints
+ * its results, then unloads it. Returns 1 when both worked.
+ */
+static int bench(const char *cmdline)
+{
+	static char params[CMDLINE_MAX];
+	char alloc[32], *p;
+	int fd, ok = 1;
+
+	param_word(cmdline, "alloc", alloc, sizeof(alloc));
+	param_word(cmdline, "benchmod", params, sizeof(params));
+	for (p = params; *p; p++)
+		if (*p == ':')
+			*p = ' ';
+	printf("SLQB-BENCH begin alloc=%s\n", alloc[0] ? alloc : "?");
+	fflush(stdout);
+	fd = open(BENCH_MODULE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		printf("SLQB-BENCH error name=micro rc=no-module\n");
+		ok = 0;
+	} else {
+		if (syscall(SYS_finit_module, fd, params, 0)) {
+			printf("SLQB-BENCH error name=micro rc=insmod-errno-%d\n",
+			       errno);
+			ok = 0;
+		} else if (syscall(SYS_delete_module, BENCH_NAME, O_NONBLOCK)) {
+			printf("SLQB-BENCH error name=micro rc=rmmod-errno-%d\n",
+			       errno);
+			ok = 0;
+		}
+		close(fd);
+	}
+	printf("SLQB-BENCH end rc=%d\n", !ok);
+	fflush(stdout);
+	return ok;
+}
+
 int main(void)
 {
 	static char cmdline[CMDLINE_MAX];
+	char mode[16];
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
@@ -237,8 +312,13 @@ int main(void)
 
 	say("mini-init on a %zu-bit kernel", sizeof(long) * 8);
 	record("shape", check_shape(cmdline));
-	record("churn", churn());
-	record("shrink", shrink_all());
+	param_word(cmdline, "mode", mode, sizeof(mode));
+	if (!strcmp(mode, "bench")) {
+		record("bench", bench(cmdline));
+	} else {
+		record("churn", churn());
+		record("shrink", shrink_all());
+	}
 	if (failed[0])
 		say("FAIL%s", failed);
 	else
