@@ -12,10 +12,11 @@ same QEMU shape, alternating the order from run to run:
 - a 1-vCPU boot with -icount shift=0,sleep=off runs the single-CPU micro
   cases, where get_cycles() counts guest instructions exactly;
 - an arm64 boot of the same allocator (64 KiB pages) with 2 vCPUs under
-  -icount on one TCG thread runs the micro cases again with the remote
-  case added, the two CPUs taking turns (the module's serial=1), so that
-  the remote free path is counted in instructions too (the icount-arm64
-  rows; --no-icount-arm64 leaves them out, and with them the arm64 builds).
+  -icount on one TCG thread runs the micro cases again with remote and
+  allcpu added, the two CPUs taking turns (the module's serial=1), so
+  that the remote free path is counted in instructions too (the
+  icount-arm64 rows; --no-icount-arm64 leaves them out, and with them the
+  arm64 builds).
 
 Results go to <cache>/bench/<timestamp>/: summary.txt (the headline
 table), table.txt (every row), summary.csv, table.csv, samples.csv and
@@ -81,11 +82,12 @@ DEFAULT_KERNELS = ('slqb', 'slub', 'slab', 'slob')
 BASELINE_ALLOCS = ('slub', 'slab', 'slob')
 NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.+-]{0,31}$')
 ICOUNT_CASES = 'pair,batch,bulk,rcu'
-# The arm64 icount boots: the same, and remote, whose two CPUs take turns
-# there (serial=1). allcpu is not among them: with the vCPUs taking turns
-# on one host thread nothing runs at once, so it would be batch twice.
+# The arm64 icount boots: the same, remote, whose two CPUs take turns there
+# (serial=1), and allcpu, whose CPUs take turns too (their waits yield the
+# one TCG thread): exact per-CPU counts with both CPUs' queues in use, but
+# no contention, since nothing runs at once.
 ARM64 = 'arm64'
-ARM64_ICOUNT_CASES = 'pair,batch,bulk,rcu,remote'
+ARM64_ICOUNT_CASES = 'pair,batch,bulk,rcu,remote,allcpu'
 ARM64_ICOUNT_SHAPE = Shape(2, 1)
 STAT_CASES = 'pair,batch,bulk,allcpu,remote,node,rcu'
 
