@@ -1334,7 +1334,7 @@ static int lifo_over_hiwater(void *arg)
 }
 
 /*
- * The default hiwater is a byte budget (16 KiB, at least 8 objects, at
+ * The default hiwater is a byte budget (four pages, at least 8 objects, at
  * most 512), and a burst of bulk frees leaves no LIFO above it.
  */
 static void slqb_test_queue_budget(struct kunit *test)
@@ -1347,8 +1347,8 @@ static void slqb_test_queue_budget(struct kunit *test)
 		ctx.s = test_cache(test, "slqb_test_budget", sizes[i], 0, 0,
 				   NULL);
 		KUNIT_EXPECT_EQ(test, ctx.s->hiwater,
-				clamp_t(unsigned int, SZ_16K / ctx.s->size,
-					8, 512));
+				clamp_t(unsigned int,
+					4 * PAGE_SIZE / ctx.s->size, 8, 512));
 		ctx.nr = min_t(unsigned int, 4 * ctx.s->hiwater, TEST_MAX_OBJS);
 		for (j = 0; j < ctx.nr; j++) {
 			ctx.objs[j] = slqb_obj(ctx.s, NUMA_NO_NODE);
@@ -1720,13 +1720,10 @@ static void slqb_test_reserve(struct kunit *test)
 	struct slqb_test_watch w = {};
 	struct kmem_cache *s;
 
-	s = test_cache(test, "slqb_test_reserve", TEST_OBJ_SIZE, 0, 0, NULL);
-	if (!s->reserve) {
-		/* 64K pages: every slab is larger than the reserve's bytes. */
-		kmem_cache_destroy(s);
-		kunit_skip(test, "slabs of %lu KiB keep no reserve",
-			   (PAGE_SIZE << s->order) >> 10);
-	}
+	/* Sixteen objects a slab whatever the page size: few to allocate. */
+	s = test_cache(test, "slqb_test_reserve", PAGE_SIZE / 16, 0, 0, NULL);
+	/* Four pages' worth of slabs: four order-0 ones. */
+	KUNIT_EXPECT_EQ(test, s->reserve, 4U);
 	ctx.s = s;
 	ctx.nr = s->hiwater + 2 * (s->reserve + 1) * s->objects;
 	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);

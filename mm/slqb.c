@@ -82,13 +82,13 @@ static unsigned int slqb_min_objects = 1;
 /* Below this many objects a slab is of a larger order, see preferred_order(). */
 #define SLQB_LARGE_OBJECTS	8
 #define SLQB_MAX_HIWATER	65536
-/* The bytes that hiwater allows a LIFO by default. */
-#define SLQB_QUEUE_BYTES	SZ_16K
+/* The bytes that hiwater allows a LIFO by default: a few pages. */
+#define SLQB_QUEUE_BYTES	(4 * PAGE_SIZE)
 #define SLQB_TRIM_INTERVAL	(3 * HZ)
 /* How long after a missed periodic trim pass a CPU is woken up for it. */
 #define SLQB_TRIM_WAKE_SLACK	(HZ / 2)
 /* The empty slabs a cache keeps per node, see reserve_slab(). */
-#define SLQB_RESERVE_BYTES	SZ_16K
+#define SLQB_RESERVE_BYTES	(4 * PAGE_SIZE)
 #define SLQB_MAX_RESERVE	8
 
 /* The cache of kmem_cache_node structures and its static bootstrap copy. */
@@ -2395,7 +2395,9 @@ static int calculate_sizes(struct kmem_cache *s)
 /*
  * hiwater: as many objects as fit in SLQB_QUEUE_BYTES, but from 8 to 512,
  * about what SLAB's per-CPU arrays hold: each CPU may keep that much of
- * each cache queued. freebatch, the objects moved per refill, flush and
+ * each cache queued. The budget is in pages: with 64K pages a LIFO of
+ * objects from 128 bytes up holds a whole slab's worth, so that a refill
+ * takes a slab's freelist in one move there too. freebatch, the objects moved per refill, flush and
  * hand-over: half of that, as SLAB's batchcount is. reserve: the empty
  * slabs kept per node, as many as fit in SLQB_RESERVE_BYTES, up to eight:
  * none for slabs larger than that (SLUB keeps five to ten on each node's
