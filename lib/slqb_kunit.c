@@ -1220,8 +1220,9 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 
 	s = test_cache(test, "slqb_test_large", PAGE_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_GT(test, s->order, s->min_order);
-	/* SLQB_LARGE_OBJECTS: eight objects a slab of s->order, or order 3. */
-	KUNIT_EXPECT_GE(test, s->objects, min_t(unsigned int, 8, 8 * PAGE_SIZE / s->size));
+	/* SLQB_LARGE_OBJECTS: sixteen objects a slab of s->order, or order 3. */
+	KUNIT_EXPECT_GE(test, s->objects,
+			min_t(unsigned int, 16, 8 * PAGE_SIZE / s->size));
 	/* The smallest order that fits: one object, more with KASAN's room. */
 	KUNIT_EXPECT_EQ(test, s->min_objects,
 			(unsigned int)((PAGE_SIZE << s->min_order) / s->size));
