@@ -557,14 +557,18 @@ def page_trips_view(slqb: List[List[str]],
 		else:
 			ratio = '-' if not mine else 'inf'
 		if mine > their:
-			worse.append(f'{ours["case"]}/{ours["cache"]}')
+			worse.append((f'{ours["case"]}/{ours["cache"]}',
+				      mine > 1.1 * their and
+				      (mine - their) * 1000 >= allocs))
 		rows.append([ours['case'], ours['cache'], str(allocs),
 			     ours['alloc_slab_new'], ours['flush_slab_free'],
 			     other['alloc_slab'], other['free_slab'],
 			     per_1000(mine, allocs), per_1000(their, allocs), ratio])
+	clear = [w for w, by_much in worse if by_much]
 	line = (f'{len(rows) - 1} case/cache rows; SLQB makes more round trips '
-		f'than SLUB in {len(worse)}' +
-		(f': {", ".join(worse)}' if worse else ''))
+		f'than SLUB in {len(worse)}, more than 1.1x and by at least one '
+		f'per 1000 allocations in {len(clear)}' +
+		(f': {", ".join(clear)}' if clear else ''))
 	return line, rows
 
 

@@ -1252,8 +1252,16 @@ class BenchMathsTest(unittest.TestCase):
 		self.assertEqual(rows[3][-3:], ['1.0', '0.0', 'inf'])
 		# no SLUB row for rcu: left out rather than compared with nothing
 		self.assertEqual(len(rows), 4)
+		# pair: 1 trip against none in 1000 allocations counts, batch's
+		# 20 against 12 in 4000 too
 		self.assertIn('3 case/cache rows; SLQB makes more round trips than '
-			      'SLUB in 2: batch/kmalloc-64, pair/kmalloc-64', line)
+			      'SLUB in 2, more than 1.1x and by at least one per 1000 '
+			      'allocations in 2: batch/kmalloc-64, pair/kmalloc-64',
+			      line)
+		slqb[1][3:5] = ['7', '6']	# 13 against 12: above, not by 1.1x
+		line = slqb_bench.page_trips_view(slqb, slub)[0]
+		self.assertIn('in 2, more than 1.1x and by at least one per 1000 '
+			      'allocations in 1: pair/kmalloc-64', line)
 
 	def test_trim_view(self):
 		def dump(cache, runs, ns, objs, batch, **extra):
