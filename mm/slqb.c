@@ -2400,11 +2400,12 @@ static int calculate_sizes(struct kmem_cache *s)
  * about what SLAB's per-CPU arrays hold: each CPU may keep that much of
  * each cache queued. The budget is in pages: with 64K pages a LIFO of
  * objects from 128 bytes up holds a whole slab's worth, so that a refill
- * takes a slab's freelist in one move there too. freebatch, the objects moved per refill, flush and
- * hand-over: half of that, as SLAB's batchcount is. reserve: the empty
- * slabs kept per node, as many as fit in SLQB_RESERVE_BYTES, up to eight:
- * none for slabs larger than that (SLUB keeps five to ten on each node's
- * partial list, for good, whatever their size).
+ * takes a slab's freelist in one move there too. freebatch, the objects
+ * moved per refill, flush and hand-over: half of that, as SLAB's
+ * batchcount is. reserve: the empty slabs kept per node, as many as fit
+ * in SLQB_RESERVE_BYTES, up to eight: none for slabs larger than that
+ * (SLUB keeps five to ten on each node's partial list, for good, whatever
+ * their size).
  */
 static void set_tunables(struct kmem_cache *s)
 {
