@@ -738,7 +738,8 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 	p.add_argument('--icount-arm64', action=argparse.BooleanOptionalAction,
 		       default=True,
 		       help='also build each kernel for arm64 and count the micro '
-		       'cases and remote with 2 vCPUs under icount (default on; '
+		       'cases, remote and allcpu with 2 vCPUs under icount '
+		       '(default on; '
 		       'the arm64 builds take about 8 minutes each)')
 	p.add_argument('--kernel', action='append', default=[],
 		       metavar='NAME=ALLOC[:CONFIG_X=V,...]',
