@@ -202,10 +202,13 @@ run_selftests() {	# the kernel's own slab self-tests, when the boot asks
 	return $rc
 }
 
-hotplug_loop() {	# hotplug_loop FILE: offline/online a CPU until FILE goes
+hotplug_loop() {	# hotplug_loop FILE READY: offline/online a CPU until FILE goes
 	last=$(count_list "$(cat /sys/devices/system/cpu/online)")
 	last=/sys/devices/system/cpu/cpu$(( last - 1 ))
 	[ -w "$last/online" ] || { echo "no hot-pluggable CPU; no hotplug"; return 0; }
+	while [ -e "$1" ] && [ ! -e "$2" ]; do
+		sleep 1
+	done
 	rounds=0
 	while [ -e "$1" ]; do
 		echo 0 > "$last/online" || return 1
@@ -218,16 +221,18 @@ hotplug_loop() {	# hotplug_loop FILE: offline/online a CPU until FILE goes
 
 stress_all() {	# stress-ng, hackbench and churn at once, CPUs coming and going
 	touch /tmp/stress-running
+	rm -f /tmp/stress-ready
 	memhp_start
-	hotplug_loop /tmp/stress-running > /tmp/hotplug.out 2>&1 &
+	hotplug_loop /tmp/stress-running /tmp/stress-ready > /tmp/hotplug.out 2>&1 &
 	hp=$!
 	(while [ -e /tmp/stress-running ]; do
 		hackbench -g 2 -l 10 > /dev/null || exit 1
 		run_churn 20 || exit 1
 	done) &
 	hb=$!
-	run_stress_ng
+	run_stress_ng /tmp/stress-ready
 	rc=$?
+	touch /tmp/stress-ready
 	rm -f /tmp/stress-running
 	wait $hb || rc=1
 	wait $hp || rc=1
@@ -444,13 +449,34 @@ memhp_slabs() {	# step: each cache's slabs file, for the harness to read
 	done
 }
 
-run_stress_ng() {
+children_of() {	# children_of PID: how many processes PID has forked
+	n=0
+	for f in /proc/[0-9]*/stat; do
+		read -r _ _ _ ppid _ 2> /dev/null < "$f" || continue
+		[ "$ppid" = "$1" ] && n=$(( n + 1 ))
+	done
+	echo "$n"
+}
+
+# stress-ng; READY appears once its stressors run. Before it forks them,
+# stress-ng 0.15 reads every CPU's cache details from sysfs, and a CPU going
+# or coming meanwhile can crash it (SIGSEGV in that code, CI of 6fa7767):
+# the CPU hotplug waits for READY.
+run_stress_ng() {	# run_stress_ng READY
 	secs=$(param stress 10)
 	[ "$secs" -gt 0 ] 2>/dev/null || { echo "stress-ng: skipped"; return 0; }
 	command -v stress-ng > /dev/null || { echo "stress-ng: not in initramfs"; return 0; }
 	stress-ng --timeout "${secs}s" --temp-path /tmp --metrics-brief \
 		--fork 2 --dentry 1 --dir 1 --sockpair 1 --sock 1 --pipe 1 \
-		--eventfd 1 --timerfd 1 --msg 1 --memfd 1 --signal 1
+		--eventfd 1 --timerfd 1 --msg 1 --memfd 1 --signal 1 &
+	pid=$!
+	while [ "$(children_of "$pid")" -eq 0 ]; do
+		read -r _ _ state _ 2> /dev/null < "/proc/$pid/stat" || break
+		[ "$state" != Z ] || break
+		sleep 1
+	done
+	touch "$1"
+	wait "$pid"
 	rc=$?
 	# 3: a stressor could not get resources; 4: not implemented here.
 	case $rc in
