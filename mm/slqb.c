@@ -1639,6 +1639,36 @@ void kmem_cache_free_bulk(struct kmem_cache *s, size_t size, void **p)
 }
 EXPORT_SYMBOL(kmem_cache_free_bulk);
 
+/*
+ * Pop up to @n objects off the LIFO into @p, KFENCE having its turn before
+ * each, and stop when the LIFO runs dry. The head stays in a register and
+ * the list is written once, not once an object. Returns the slots filled.
+ */
+static __always_inline size_t lifo_pop_bulk(struct kmem_cache *s,
+					    struct kmem_cache_list *l,
+					    gfp_t flags, void **p, size_t n)
+{
+	void *head = l->freelist, *object;
+	size_t i, popped = 0;
+
+	for (i = 0; i < n; i++) {
+		object = kfence_alloc(s, s->object_size, flags);
+		if (unlikely(object)) {
+			p[i] = object;
+			continue;
+		}
+		if (!head)
+			break;
+		p[i] = head;
+		head = get_freepointer(s, head);
+		popped++;
+	}
+	l->freelist = head;
+	l->nr -= popped;
+	stat_add(l, ALLOC, popped);
+	return i;
+}
+
 static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
 					size_t size, void **p,
 					unsigned long addr, bool debug)
@@ -1646,7 +1676,7 @@ static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
 	struct obj_cgroup *objcg = NULL;
 	struct kmem_cache_list *l;
 	unsigned long irqflags;
-	size_t i;
+	size_t i, j;
 
 	s = slab_pre_alloc_hook(s, NULL, &objcg, size, flags);
 	if (unlikely(!s))
@@ -1666,25 +1696,21 @@ static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
 	/* Pop the LIFO in one go; refill it only when it runs dry. */
 	local_irq_save(irqflags);
 	l = &this_cpu_ptr(s->cpu_slab)->list;
-	for (i = 0; i < size; i++) {
-		void *object = kfence_alloc(s, s->object_size, flags);
+	i = lifo_pop_bulk(s, l, flags, p, size);
+	while (i < size) {
+		void *object = alloc_slow(s, flags, irqflags);
 
-		if (unlikely(object)) {
-			p[i] = object;
-			continue;
-		}
-		if (likely(l->freelist)) {
-			object = lifo_pop(s, l);
-		} else {
-			object = alloc_slow(s, flags, irqflags);
-			if (unlikely(!object))
-				break;
-			l = &this_cpu_ptr(s->cpu_slab)->list;
-		}
-		wipe_freepointer(s, object);
-		p[i] = object;
+		if (unlikely(!object))
+			break;
+		p[i++] = object;
+		l = &this_cpu_ptr(s->cpu_slab)->list;
+		i += lifo_pop_bulk(s, l, flags, p + i, size - i);
 	}
 	local_irq_restore(irqflags);
+	if (unlikely(slqb_init_on_free(s))) {
+		for (j = 0; j < i; j++)
+			wipe_freepointer(s, p[j]);
+	}
 done:
 
 	if (unlikely(i < size)) {

@@ -49,7 +49,7 @@ struct kmem_cache_cpu {
 /* Each CPU's local memory node: see the top of mm/slqb.c. */
 DECLARE_PER_CPU(int, slqb_node);
 
-static inline int slqb_local_node(void)
+static __always_inline int slqb_local_node(void)
 {
 	return this_cpu_read(slqb_node);
 }
@@ -92,14 +92,24 @@ static inline void stat_add(struct kmem_cache_list *l,
  * object is reached through pointers that differ in the tag (a new one for
  * each allocation), and the stored value must decode the same through each.
  * Every path reads and writes them, in loops too: they are inlined even
- * where the kernel is built for size.
+ * where the kernel is built for size, and so is the byte swap, which swab()
+ * leaves to __fswab64(), a plain inline that -Os keeps out of line on arm64.
  */
+static __always_inline unsigned long freeptr_swab(unsigned long where)
+{
+#if BITS_PER_LONG == 64
+	return __builtin_bswap64(where);
+#else
+	return __builtin_bswap32(where);
+#endif
+}
+
 static __always_inline unsigned long freeptr_mix(const struct kmem_cache *s,
 						 unsigned long val,
 						 unsigned long where)
 {
 #ifdef CONFIG_SLAB_FREELIST_HARDENED
-	return val ^ s->random ^ swab(where);
+	return val ^ s->random ^ freeptr_swab(where);
 #else
 	return val;
 #endif
