@@ -1169,6 +1169,38 @@ static void slqb_test_bulk_partial_failure(struct kunit *test)
 	destroy_empty(test, s);
 }
 
+/*
+ * A bulk allocation that finds the LIFO dry and a partial slab on the CPU's
+ * list takes the slab's objects straight into the array: each object once,
+ * and the counts of free objects still add up.
+ */
+static void slqb_test_bulk_from_slab(struct kunit *test)
+{
+	void **objs = test_array(test);
+	struct kmem_cache *s;
+	long from_slabs;
+	int i, j, n;
+
+	s = test_cache(test, "slqb_test_bulk_slab", TEST_OBJ_SIZE, 0, 0, NULL);
+	/* A LIFO of eight: a refill leaves the rest of its slab partial. */
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 8, 4), 0);
+	n = min_t(int, 2 * s->objects, TEST_MAX_OBJS);
+	KUNIT_ASSERT_GT(test, n, 8);
+	from_slabs = n;
+
+	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, n, objs), n);
+	for (i = 0; i < n; i++) {
+		from_slabs -= is_kfence_address(objs[i]);
+		for (j = 0; j < i; j++)
+			KUNIT_ASSERT_PTR_NE(test, kasan_reset_tag(objs[i]),
+					    kasan_reset_tag(objs[j]));
+	}
+	KUNIT_EXPECT_EQ(test, total_free(s),
+			total_slabs(s) * s->objects - from_slabs);
+	kmem_cache_free_bulk(s, n, objs);
+	destroy_empty(test, s);
+}
+
 /* An allocation that finds no slab, KFENCE's samples given back. */
 static void *alloc_no_slab(struct kmem_cache *s, gfp_t gfp)
 {
@@ -1955,6 +1987,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_typesafe_by_rcu),
 	KUNIT_CASE(slqb_test_bulk),
 	KUNIT_CASE(slqb_test_bulk_partial_failure),
+	KUNIT_CASE(slqb_test_bulk_from_slab),
 	KUNIT_CASE(slqb_test_no_slab_report),
 	KUNIT_CASE(slqb_test_large_order_fallback),
 	KUNIT_CASE(slqb_test_large_order_objects),

@@ -1669,6 +1669,35 @@ static __always_inline size_t lifo_pop_bulk(struct kmem_cache *s,
 	return i;
 }
 
+/*
+ * The LIFO ran dry with @n objects still to go and a partial slab at hand:
+ * take up to @n of its objects straight into @p, in the one walk that fills
+ * the array, rather than walking them onto the LIFO and off it again.
+ */
+static size_t slab_take_bulk(struct kmem_cache *s, struct kmem_cache_list *l,
+			     void **p, size_t n)
+{
+	struct slab *slab = list_first_entry(&l->partial, struct slab,
+					     slab_list);
+	void *object = slab->freelist;
+	size_t i;
+
+	n = min_t(size_t, n, slab_free_objects(s, slab));
+	for (i = 0; i < n; i++) {
+		p[i] = object;
+		object = get_freepointer(s, object);
+	}
+	slab->freelist = object;
+	if (!object) {
+		list_del(&slab->slab_list);
+		l->nr_partial--;
+	}
+	slab->inuse += n;
+	l->slab_free -= n;
+	stat_add(l, ALLOC, n);
+	return n;
+}
+
 static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
 					size_t size, void **p,
 					unsigned long addr, bool debug)
@@ -1698,8 +1727,13 @@ static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
 	l = &this_cpu_ptr(s->cpu_slab)->list;
 	i = lifo_pop_bulk(s, l, flags, p, size);
 	while (i < size) {
-		void *object = alloc_slow(s, flags, irqflags);
+		void *object;
 
+		if (!READ_ONCE(l->remote_head) && !list_empty(&l->partial)) {
+			i += slab_take_bulk(s, l, p + i, size - i);
+			continue;
+		}
+		object = alloc_slow(s, flags, irqflags);
 		if (unlikely(!object))
 			break;
 		p[i++] = object;
