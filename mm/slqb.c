@@ -963,6 +963,21 @@ static void slqb_claim_work(struct irq_work *work)
 /* Allocation */
 
 /*
+ * @n objects were taken off the freelist of @slab, a partial slab of @l:
+ * count them, and take the slab off the list if that emptied its freelist.
+ */
+static __always_inline void slab_taken(struct kmem_cache_list *l,
+				       struct slab *slab, unsigned int n)
+{
+	if (!slab->freelist) {
+		list_del(&slab->slab_list);
+		l->nr_partial--;
+	}
+	slab->inuse += n;
+	l->slab_free -= n;
+}
+
+/*
  * Refill the empty LIFO from the first partial slab: its whole freelist in
  * one move when that fits under hiwater, else its first freebatch objects,
  * which takes a walk along them.
@@ -982,11 +997,8 @@ static void fill_lifo(struct kmem_cache *s, struct kmem_cache_list *l)
 		set_freepointer(s, last, NULL);
 	} else {
 		slab->freelist = NULL;
-		list_del(&slab->slab_list);
-		l->nr_partial--;
 	}
-	slab->inuse += n;
-	l->slab_free -= n;
+	slab_taken(l, slab, n);
 	l->freelist = head;
 	l->nr += n;
 	stat(l, ALLOC_SLAB_FILL);
@@ -1688,12 +1700,7 @@ static size_t slab_take_bulk(struct kmem_cache *s, struct kmem_cache_list *l,
 		object = get_freepointer(s, object);
 	}
 	slab->freelist = object;
-	if (!object) {
-		list_del(&slab->slab_list);
-		l->nr_partial--;
-	}
-	slab->inuse += n;
-	l->slab_free -= n;
+	slab_taken(l, slab, n);
 	stat_add(l, ALLOC, n);
 	return n;
 }
