@@ -1211,6 +1211,76 @@ static void *alloc_no_slab(struct kmem_cache *s, gfp_t gfp)
 	return p;
 }
 
+struct slqb_aba {
+	struct kmem_cache *s;
+	void *x;		/* an allocated object, freed by the "interrupt" */
+	void *a, *b;		/* the LIFO's first two objects, taken by it */
+};
+
+/*
+ * Stands for an interrupt that hits a lockless pop between its reads and
+ * its exchange: it takes the head and the next object, and gives back
+ * another object and then the head. The LIFO has its head and its length
+ * again, but the head's successor is no longer the one the pop read.
+ */
+static void interrupt_aba(void *arg)
+{
+	struct slqb_aba *aba = arg;
+
+	aba->a = alloc_no_slab(aba->s, GFP_ATOMIC);
+	aba->b = alloc_no_slab(aba->s, GFP_ATOMIC);
+	kmem_cache_free(aba->s, aba->x);
+	kmem_cache_free(aba->s, aba->a);
+}
+
+/*
+ * A lockless pop whose LIFO changed under it must not take its object,
+ * even when the head and the length came back: it would make an allocated
+ * object (b) the head.
+ */
+static void slqb_test_lockless_pop_aba(struct kunit *test)
+{
+	struct slqb_aba aba = {};
+	void *popped, *p = NULL, *q = NULL;
+	struct kmem_cache *s;
+
+	s = test_cache(test, "slqb_test_aba", TEST_OBJ_SIZE, 0, 0, NULL);
+	aba.s = s;
+	/* slab_mutex keeps the trim work off the LIFO. */
+	mutex_lock(&slab_mutex);
+	aba.x = slqb_obj(s, NUMA_NO_NODE);
+	popped = aba.x ? slqb_test_interrupted_pop(s, interrupt_aba, &aba) :
+			 NULL;
+	if (!IS_ERR(popped) && aba.a && aba.b) {
+		/* The LIFO is the one the interrupt left: a, then x. */
+		p = alloc_no_slab(s, GFP_KERNEL);
+		q = alloc_no_slab(s, GFP_KERNEL);
+	}
+	mutex_unlock(&slab_mutex);
+	if (IS_ERR(popped)) {
+		kmem_cache_free(s, aba.x);
+		kmem_cache_destroy(s);
+		kunit_skip(test, "no lockless pop on this architecture");
+	}
+	KUNIT_ASSERT_NOT_NULL(test, aba.x);
+	KUNIT_ASSERT_NOT_NULL(test, aba.a);
+	KUNIT_ASSERT_NOT_NULL(test, aba.b);
+	KUNIT_EXPECT_NULL(test, popped);
+	KUNIT_EXPECT_PTR_EQ(test, kasan_reset_tag(p), kasan_reset_tag(aba.a));
+	KUNIT_EXPECT_PTR_EQ(test, kasan_reset_tag(q), kasan_reset_tag(aba.x));
+	KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(p), kasan_reset_tag(aba.b));
+	KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(q), kasan_reset_tag(aba.b));
+	if (popped)
+		kmem_cache_free(s, popped);
+	/* A broken pop hands b out twice: free it once. */
+	if (p && p != aba.b)
+		kmem_cache_free(s, p);
+	if (q && q != aba.b)
+		kmem_cache_free(s, q);
+	kmem_cache_free(s, aba.b);
+	destroy_empty(test, s);
+}
+
 /*
  * An allocation that gets no slab is reported on the console, once, unless
  * its caller asked for silence with __GFP_NOWARN.
@@ -1988,6 +2058,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_bulk),
 	KUNIT_CASE(slqb_test_bulk_partial_failure),
 	KUNIT_CASE(slqb_test_bulk_from_slab),
+	KUNIT_CASE(slqb_test_lockless_pop_aba),
 	KUNIT_CASE(slqb_test_no_slab_report),
 	KUNIT_CASE(slqb_test_large_order_fallback),
 	KUNIT_CASE(slqb_test_large_order_objects),

@@ -6,8 +6,10 @@
  * the objects themselves:
  *
  *  - each CPU has a LIFO of hot objects (kmem_cache_list.freelist), used with
- *    interrupts disabled and no lock. Any object whose slab is on the CPU's
- *    memory node may go there, whoever owns the slab;
+ *    interrupts disabled and no lock, except that an allocation pops its
+ *    head with a compare-and-exchange where the architecture has one of two
+ *    words. Any object whose slab is on the CPU's memory node may go there,
+ *    whoever owns the slab;
  *  - each CPU owns a list of partial slabs, also used without a lock;
  *  - objects that belong to another CPU's slabs are collected on the freeing
  *    CPU's rlist and handed over to the owner's remote queue in one move. The
@@ -38,11 +40,11 @@
  * A slab's node list is that of the node its memory is on, always.
  *
  * Ownership rules: a slab's owner (slab->list) is a CPU list or the node list
- * of the slab's node. A live CPU list is only touched by its CPU with
- * interrupts disabled. A node list, and any slab that it or a dead CPU owns,
- * is only touched under the node's list_lock, and slab->list only changes
- * under that lock. Anyone who read an owner without the lock reads it again
- * under the lock before acting on it.
+ * of the slab's node. A live CPU list is only touched by its CPU, with
+ * interrupts disabled but for the lockless pop. A node list, and any slab
+ * that it or a dead CPU owns, is only touched under the node's list_lock,
+ * and slab->list only changes under that lock. Anyone who read an owner
+ * without the lock reads it again under the lock before acting on it.
  *
  * This file is the core. Debugging (slqb_debug=) lives in mm/slqb_debug.c,
  * /sys/kernel/slab in mm/slqb_sysfs.c, and what they share in mm/slqb.h.
@@ -891,6 +893,7 @@ static void flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		nr = l->nr;
 		l->freelist = NULL;
 		l->nr = 0;
+		l->seq++;
 	} else {
 		keep = l->nr - nr;
 		last = l->freelist;
@@ -899,6 +902,7 @@ static void flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		head = get_freepointer(s, last);
 		set_freepointer(s, last, NULL);
 		l->nr -= nr;
+		l->seq++;
 	}
 	stat(l, FLUSH_FREE_LIST);
 	stat_add(l, FLUSH_FREE_LIST_OBJECTS, nr);
@@ -1052,9 +1056,135 @@ static __always_inline void *lifo_pop(struct kmem_cache *s,
 
 	l->freelist = get_freepointer(s, object);
 	l->nr--;
+	l->seq++;
 	stat(l, ALLOC);
 	return object;
 }
+
+#if defined(CONFIG_64BIT) && defined(CONFIG_HAVE_CMPXCHG_DOUBLE)
+/* kmem_cache_list's @nr and @seq, and the word they make together. */
+union lifo_counters {
+	struct {
+		unsigned int nr;
+		unsigned int seq;
+	};
+	unsigned long counters;
+};
+
+static_assert(offsetof(struct kmem_cache_list, counters) == sizeof(void *));
+static_assert(offsetof(struct kmem_cache_list, seq) -
+	      offsetof(struct kmem_cache_list, nr) ==
+	      offsetof(union lifo_counters, seq));
+static_assert(offsetof(struct kmem_cache_cpu, list) == 0);
+
+/*
+ * Pop the head of this CPU's LIFO with interrupts on. With preemption off,
+ * only an interrupt on this CPU can change the LIFO between the reads and
+ * the compare-and-exchange, and whatever it does changes the pair of
+ * @freelist and @counters for good: a push raises @nr, and every removal
+ * of objects, this one included, bumps @seq. So if the pair is still as it
+ * was read, the LIFO is, and @next is still its head's successor; if not,
+ * the reads are done again. @next may be read from an object that an
+ * interrupt has just allocated, or from a slab it has freed, hence
+ * data_race() and no lockless pop under debug_pagealloc, which unmaps
+ * freed pages.
+ *
+ * lifo_peek() does the reads, lifo_take() the exchange; both run with
+ * preemption disabled.
+ */
+static __always_inline void *lifo_peek(struct kmem_cache *s,
+				       struct kmem_cache_list *l,
+				       union lifo_counters *old, void **next)
+{
+	void *object;
+
+	old->counters = READ_ONCE(l->counters);
+	object = READ_ONCE(l->freelist);
+	if (object) {
+		/* A stale @next is harmless: the exchange then fails. */
+		*next = data_race(get_freepointer(s, object));
+	}
+	return object;
+}
+
+static __always_inline bool lifo_take(struct kmem_cache *s, void *object,
+				      union lifo_counters old, void *next)
+{
+	union lifo_counters new;
+
+	new.nr = old.nr - 1;
+	new.seq = old.seq + 1;
+	return this_cpu_cmpxchg_double(s->cpu_slab->list.freelist,
+				       s->cpu_slab->list.counters,
+				       object, old.counters,
+				       next, new.counters);
+}
+
+/*
+ * Returns NULL when the LIFO is empty, or when the request is one for the
+ * irq-off path: a node other than the local one, or __GFP_THISNODE.
+ */
+static __always_inline void *lifo_pop_lockless(struct kmem_cache *s,
+					       gfp_t gfpflags, int node)
+{
+	union lifo_counters old;
+	struct kmem_cache_list *l;
+	void *object = NULL, *next;
+
+	if (debug_pagealloc_enabled_static())
+		return NULL;
+	preempt_disable();
+	if (unlikely(node != NUMA_NO_NODE &&
+		     (node != slqb_local_node() || gfpflags & __GFP_THISNODE)))
+		goto out;
+	l = raw_cpu_ptr(&s->cpu_slab->list);
+	do {
+		object = lifo_peek(s, l, &old, &next);
+		if (unlikely(!object))
+			goto out;
+	} while (!lifo_take(s, object, old, next));
+	stat_this_cpu(s, ALLOC);
+out:
+	preempt_enable();
+	return object;
+}
+
+#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
+void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
+				void *arg)
+{
+	union lifo_counters old;
+	void *object, *next;
+
+	preempt_disable();
+	object = lifo_peek(s, raw_cpu_ptr(&s->cpu_slab->list), &old, &next);
+	irq(arg);
+	if (object && !lifo_take(s, object, old, next))
+		object = NULL;
+	preempt_enable();
+	return object;
+}
+#endif
+
+/* The per-CPU state starts the LIFO's pair on the boundary it needs. */
+#define SLQB_CPU_ALIGN		(2 * sizeof(void *))
+#else
+static __always_inline void *lifo_pop_lockless(struct kmem_cache *s,
+					       gfp_t gfpflags, int node)
+{
+	return NULL;
+}
+
+#define SLQB_CPU_ALIGN		__alignof__(struct kmem_cache_cpu)
+
+#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
+void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
+				void *arg)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+#endif
+#endif
 
 /* The local LIFO is empty. Interrupts are disabled, see new_slab_irqoff(). */
 static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
@@ -1209,9 +1339,12 @@ static __always_inline void *__slab_alloc_node(struct kmem_cache *s,
 	if (debug && slqb_debug_cache(s)) {
 		object = slqb_debug_alloc(s, gfpflags, node, addr);
 	} else {
-		local_irq_save(flags);
-		object = __slqb_alloc(s, gfpflags, node, flags);
-		local_irq_restore(flags);
+		object = lifo_pop_lockless(s, gfpflags, node);
+		if (unlikely(!object)) {
+			local_irq_save(flags);
+			object = __slqb_alloc(s, gfpflags, node, flags);
+			local_irq_restore(flags);
+		}
 		wipe_freepointer(s, object);
 	}
 	init = slqb_init_on_alloc(gfpflags, s);
@@ -1677,6 +1810,7 @@ static __always_inline size_t lifo_pop_bulk(struct kmem_cache *s,
 	}
 	l->freelist = head;
 	l->nr -= popped;
+	l->seq++;
 	stat_add(l, ALLOC, popped);
 	return i;
 }
@@ -2510,7 +2644,8 @@ int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 			return err;
 	}
 
-	s->cpu_slab = alloc_percpu(struct kmem_cache_cpu);
+	s->cpu_slab = __alloc_percpu(sizeof(struct kmem_cache_cpu),
+				     SLQB_CPU_ALIGN);
 	if (!s->cpu_slab) {
 		err = -ENOMEM;
 		goto fail;

@@ -76,6 +76,15 @@ static inline void stat(struct kmem_cache_list *l, enum slqb_stat_item item)
 #endif
 }
 
+/* stat() on this CPU's list, for code that runs with interrupts on. */
+static inline void stat_this_cpu(struct kmem_cache *s,
+				 enum slqb_stat_item item)
+{
+#ifdef CONFIG_SLQB_STATS
+	this_cpu_inc(s->cpu_slab->list.stats[item]);
+#endif
+}
+
 static inline void stat_add(struct kmem_cache_list *l,
 			    enum slqb_stat_item item, unsigned long n)
 {
@@ -410,6 +419,14 @@ struct slqb_test_watch {
 void slqb_test_watch_pages(struct kmem_cache *s, struct slqb_test_watch *w);
 /* Make a slab of @s as a caller with interrupts disabled; true if one came. */
 bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags);
+/*
+ * Pop this CPU's LIFO locklessly with @irq(@arg) run between the reads and
+ * the exchange, as an interrupt could. Returns the object popped, NULL if
+ * the exchange found the LIFO changed (or empty), or ERR_PTR(-EOPNOTSUPP)
+ * where there is no lockless pop.
+ */
+void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
+				void *arg);
 #endif
 
 #endif /* MM_SLQB_H */

@@ -8,8 +8,9 @@
  * Every cache has one kmem_cache_list per CPU and one per memory node.
  * A list owns slabs: the partially used ones sit on its partial list, the
  * full ones are only pointed at by slab->list. A CPU's list is used by
- * that CPU alone, with interrupts disabled; a node's list is used by any
- * CPU under the node's list_lock. See Documentation/mm/slqb.rst.
+ * that CPU alone, with interrupts disabled, but for the lockless pop of
+ * its LIFO's head; a node's list is used by any CPU under the node's
+ * list_lock. See Documentation/mm/slqb.rst.
  */
 
 #include <linux/atomic.h>
@@ -31,6 +32,9 @@ enum slqb_stat_item {
  * struct kmem_cache_list - objects and slabs owned by one CPU or one node
  * @freelist: LIFO of free objects, linked through their free pointers
  * @nr: number of objects on @freelist
+ * @seq: bumped each time objects leave @freelist, so that a lockless pop
+ *	can tell that the LIFO changed under it (see lifo_pop_lockless())
+ * @counters: @nr and @seq as one word, compared together with @freelist
  * @partial: slabs with both free and allocated objects
  * @nr_partial: number of slabs on @partial
  * @slab_free: free objects sitting on the slab freelists of @partial
@@ -55,7 +59,13 @@ enum slqb_stat_item {
  */
 struct kmem_cache_list {
 	void *freelist;
-	unsigned int nr;
+	union {
+		struct {
+			unsigned int nr;
+			unsigned int seq;
+		};
+		unsigned long counters;	/* both of them on 64-bit only */
+	};
 	struct list_head partial;
 	unsigned long nr_partial;
 	unsigned long slab_free;
