@@ -1072,6 +1072,8 @@ union lifo_counters {
 };
 
 static_assert(offsetof(struct kmem_cache_list, counters) == sizeof(void *));
+static_assert(offsetof(struct kmem_cache_list, nr) ==
+	      offsetof(struct kmem_cache_list, counters));
 static_assert(offsetof(struct kmem_cache_list, seq) -
 	      offsetof(struct kmem_cache_list, nr) ==
 	      offsetof(union lifo_counters, seq));
@@ -1107,17 +1109,24 @@ static __always_inline void *lifo_peek(struct kmem_cache *s,
 	return object;
 }
 
-static __always_inline bool lifo_take(struct kmem_cache *s, void *object,
+/*
+ * The exchange is a local one on this CPU's list: it need not be atomic
+ * against other CPUs, only against interrupts, and preemption is off.
+ */
+static __always_inline bool lifo_take(struct kmem_cache_list *l, void *object,
 				      union lifo_counters old, void *next)
 {
 	union lifo_counters new;
 
+#ifdef __LITTLE_ENDIAN
+	/* @nr is the low half and at least 1: one addition does both. */
+	new.counters = old.counters + (1UL << 32) - 1;
+#else
 	new.nr = old.nr - 1;
 	new.seq = old.seq + 1;
-	return this_cpu_cmpxchg_double(s->cpu_slab->list.freelist,
-				       s->cpu_slab->list.counters,
-				       object, old.counters,
-				       next, new.counters);
+#endif
+	return cmpxchg_double_local(&l->freelist, &l->counters,
+				    object, old.counters, next, new.counters);
 }
 
 /*
@@ -1131,7 +1140,7 @@ static __always_inline void *lifo_pop_lockless(struct kmem_cache *s,
 	struct kmem_cache_list *l;
 	void *object = NULL, *next;
 
-	if (debug_pagealloc_enabled_static())
+	if (debug_pagealloc_enabled_static() || !system_has_cmpxchg_double())
 		return NULL;
 	preempt_disable();
 	if (unlikely(node != NUMA_NO_NODE &&
@@ -1142,7 +1151,7 @@ static __always_inline void *lifo_pop_lockless(struct kmem_cache *s,
 		object = lifo_peek(s, l, &old, &next);
 		if (unlikely(!object))
 			goto out;
-	} while (!lifo_take(s, object, old, next));
+	} while (!lifo_take(l, object, old, next));
 	stat_this_cpu(s, ALLOC);
 out:
 	preempt_enable();
@@ -1153,13 +1162,17 @@ out:
 void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
 				void *arg)
 {
+	struct kmem_cache_list *l;
 	union lifo_counters old;
 	void *object, *next;
 
+	if (!system_has_cmpxchg_double())
+		return ERR_PTR(-EOPNOTSUPP);
 	preempt_disable();
-	object = lifo_peek(s, raw_cpu_ptr(&s->cpu_slab->list), &old, &next);
+	l = raw_cpu_ptr(&s->cpu_slab->list);
+	object = lifo_peek(s, l, &old, &next);
 	irq(arg);
-	if (object && !lifo_take(s, object, old, next))
+	if (object && !lifo_take(l, object, old, next))
 		object = NULL;
 	preempt_enable();
 	return object;
