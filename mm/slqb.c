@@ -1112,11 +1112,20 @@ static __always_inline void *lifo_peek(struct kmem_cache *s,
 /*
  * The exchange is a local one on this CPU's list: it need not be atomic
  * against other CPUs, only against interrupts, and preemption is off.
+ *
+ * Its result is made a value before it is tested, rather than a branch on
+ * the flags that x86's cmpxchg16b leaves. QEMU 7.2's TCG (Debian 12's)
+ * can leave those flags in a stale state after an interrupt return, and a
+ * branch on them that ends a translation block then loads garbage into
+ * EFLAGS: the guest dies in a double fault. Setting a register from the
+ * flags and testing it right away keeps the stale state inside the block.
+ * QEMU 8.0 rewrote the instruction's emulation.
  */
 static __always_inline bool lifo_take(struct kmem_cache_list *l, void *object,
 				      union lifo_counters old, void *next)
 {
 	union lifo_counters new;
+	bool taken;
 
 #ifdef __LITTLE_ENDIAN
 	/* @nr is the low half and at least 1: one addition does both. */
@@ -1125,8 +1134,10 @@ static __always_inline bool lifo_take(struct kmem_cache_list *l, void *object,
 	new.nr = old.nr - 1;
 	new.seq = old.seq + 1;
 #endif
-	return cmpxchg_double_local(&l->freelist, &l->counters,
-				    object, old.counters, next, new.counters);
+	taken = cmpxchg_double_local(&l->freelist, &l->counters,
+				     object, old.counters, next, new.counters);
+	OPTIMIZER_HIDE_VAR(taken);
+	return taken;
 }
 
 /*
