@@ -1215,6 +1215,8 @@ struct slqb_aba {
 	struct kmem_cache *s;
 	void *x;		/* an allocated object, freed by the "interrupt" */
 	void *a, *b;		/* the LIFO's first two objects, taken by it */
+	void *popped;		/* what the interrupted pop returned */
+	void *p, *q;		/* the two allocations after it */
 };
 
 /*
@@ -1230,7 +1232,29 @@ static void interrupt_aba(void *arg)
 	aba->a = alloc_no_slab(aba->s, GFP_ATOMIC);
 	aba->b = alloc_no_slab(aba->s, GFP_ATOMIC);
 	kmem_cache_free(aba->s, aba->x);
-	kmem_cache_free(aba->s, aba->a);
+	if (aba->a)
+		kmem_cache_free(aba->s, aba->a);
+}
+
+/* Runs on one CPU, whose LIFO the whole case is about. */
+static int lockless_pop_aba_fn(void *arg)
+{
+	struct slqb_aba *aba = arg;
+
+	aba->x = slqb_obj(aba->s, NUMA_NO_NODE);
+	if (!aba->x)
+		return 0;
+	aba->popped = slqb_test_interrupted_pop(aba->s, interrupt_aba, aba);
+	if (IS_ERR(aba->popped) && PTR_ERR(aba->popped) == -EOPNOTSUPP) {
+		kmem_cache_free(aba->s, aba->x);
+		return 0;
+	}
+	if (aba->a && aba->b) {
+		/* The LIFO is the one the interrupt left: a, then x. */
+		aba->p = alloc_no_slab(aba->s, GFP_KERNEL);
+		aba->q = alloc_no_slab(aba->s, GFP_KERNEL);
+	}
+	return 0;
 }
 
 /*
@@ -1241,43 +1265,42 @@ static void interrupt_aba(void *arg)
 static void slqb_test_lockless_pop_aba(struct kunit *test)
 {
 	struct slqb_aba aba = {};
-	void *popped, *p = NULL, *q = NULL;
 	struct kmem_cache *s;
 
 	s = test_cache(test, "slqb_test_aba", TEST_OBJ_SIZE, 0, 0, NULL);
 	aba.s = s;
 	/* slab_mutex keeps the trim work off the LIFO. */
 	mutex_lock(&slab_mutex);
-	aba.x = slqb_obj(s, NUMA_NO_NODE);
-	popped = aba.x ? slqb_test_interrupted_pop(s, interrupt_aba, &aba) :
-			 NULL;
-	if (!IS_ERR(popped) && aba.a && aba.b) {
-		/* The LIFO is the one the interrupt left: a, then x. */
-		p = alloc_no_slab(s, GFP_KERNEL);
-		q = alloc_no_slab(s, GFP_KERNEL);
-	}
+	run_on(test, 0, lockless_pop_aba_fn, &aba);
 	mutex_unlock(&slab_mutex);
-	if (IS_ERR(popped)) {
-		kmem_cache_free(s, aba.x);
+	if (aba.popped == ERR_PTR(-EOPNOTSUPP)) {
 		kmem_cache_destroy(s);
 		kunit_skip(test, "no lockless pop on this architecture");
 	}
-	KUNIT_ASSERT_NOT_NULL(test, aba.x);
-	KUNIT_ASSERT_NOT_NULL(test, aba.a);
-	KUNIT_ASSERT_NOT_NULL(test, aba.b);
-	KUNIT_EXPECT_NULL(test, popped);
-	KUNIT_EXPECT_PTR_EQ(test, kasan_reset_tag(p), kasan_reset_tag(aba.a));
-	KUNIT_EXPECT_PTR_EQ(test, kasan_reset_tag(q), kasan_reset_tag(aba.x));
-	KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(p), kasan_reset_tag(aba.b));
-	KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(q), kasan_reset_tag(aba.b));
-	if (popped)
-		kmem_cache_free(s, popped);
+	KUNIT_EXPECT_NOT_NULL(test, aba.x);
+	KUNIT_EXPECT_NOT_NULL(test, aba.a);
+	KUNIT_EXPECT_NOT_NULL(test, aba.b);
+	/* Not NULL, which would say that the pop found the LIFO empty. */
+	KUNIT_EXPECT_PTR_EQ(test, aba.popped, ERR_PTR(-EAGAIN));
+	if (aba.a && aba.b) {
+		KUNIT_EXPECT_PTR_EQ(test, kasan_reset_tag(aba.p),
+				    kasan_reset_tag(aba.a));
+		KUNIT_EXPECT_PTR_EQ(test, kasan_reset_tag(aba.q),
+				    kasan_reset_tag(aba.x));
+		KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(aba.p),
+				    kasan_reset_tag(aba.b));
+		KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(aba.q),
+				    kasan_reset_tag(aba.b));
+	}
+	if (!IS_ERR_OR_NULL(aba.popped))
+		kmem_cache_free(s, aba.popped);
 	/* A broken pop hands b out twice: free it once. */
-	if (p && p != aba.b)
-		kmem_cache_free(s, p);
-	if (q && q != aba.b)
-		kmem_cache_free(s, q);
-	kmem_cache_free(s, aba.b);
+	if (aba.p && aba.p != aba.b)
+		kmem_cache_free(s, aba.p);
+	if (aba.q && aba.q != aba.b)
+		kmem_cache_free(s, aba.q);
+	if (aba.b)
+		kmem_cache_free(s, aba.b);
 	destroy_empty(test, s);
 }
 

@@ -1184,7 +1184,7 @@ void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
 	object = lifo_peek(s, l, &old, &next);
 	irq(arg);
 	if (object && !lifo_take(l, object, old, next))
-		object = NULL;
+		object = ERR_PTR(-EAGAIN);
 	preempt_enable();
 	return object;
 }

@@ -422,8 +422,8 @@ bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags);
 /*
  * Pop this CPU's LIFO locklessly with @irq(@arg) run between the reads and
  * the exchange, as an interrupt could. Returns the object popped, NULL if
- * the exchange found the LIFO changed (or empty), or ERR_PTR(-EOPNOTSUPP)
- * where there is no lockless pop.
+ * the LIFO was empty, ERR_PTR(-EAGAIN) if the exchange found it changed,
+ * or ERR_PTR(-EOPNOTSUPP) where there is no lockless pop.
  */
 void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
 				void *arg);
