@@ -534,7 +534,8 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 }
 
 /*
- * A remote queue over its cap is claimed by its owner without delay: onto
+ * A remote queue waits for its owner until it passes its cap, several
+ * LIFOs long; over the cap it is claimed by its owner without delay: onto
  * the owner's LIFO as far as it has room under hiwater, the rest into the
  * slabs.
  */
@@ -542,6 +543,7 @@ static void slqb_test_remote_cap(struct kunit *test)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
 	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	struct slqb_test_ctx below, over;
 	struct kmem_cache_list *la;
 	struct kmem_cache *s;
 	int a, b;
@@ -554,14 +556,27 @@ static void slqb_test_remote_cap(struct kunit *test)
 	ctx.s = s;
 	rest.s = s;
 	la = cpu_list(s, a);
-	ctx.nr = 4 * s->hiwater;
+	ctx.nr = 2 * SLQB_REMOTE_CAP * s->hiwater;
+	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
+	/* Whole hand-overs of freebatch, up to half the cap; then the rest. */
+	below = ctx;
+	below.nr = SLQB_REMOTE_CAP * s->hiwater / 2;
+	over = ctx;
+	over.objs += below.nr;
+	over.nr -= below.nr;
 
 	mutex_lock(&slab_mutex);
 	run_on(test, a, do_alloc, &ctx);
 	run_on(test, a, do_empty_lifo, &rest);
-	run_on(test, b, do_free, &ctx);
+	run_on(test, b, do_free, &below);
 	irq_work_sync(&la->claim_work);
-	KUNIT_EXPECT_LE(test, atomic_read(&la->remote_nr), (int)s->hiwater);
+	/* Below the cap: all of it waits, and the owner was left alone. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)below.nr);
+	KUNIT_EXPECT_EQ(test, la->nr, 0U);
+	run_on(test, b, do_free, &over);
+	irq_work_sync(&la->claim_work);
+	KUNIT_EXPECT_LE(test, atomic_read(&la->remote_nr),
+			(int)(SLQB_REMOTE_CAP * s->hiwater));
 	KUNIT_EXPECT_GT(test, la->nr, 0U);
 	KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
 #ifdef CONFIG_SLQB_STATS

@@ -758,12 +758,18 @@ static void *remote_take_all(struct kmem_cache_list *l)
  * Push a chain of @nr objects owned by @target onto its remote queue in one
  * move. No lock: producers only push, the consumer only takes everything.
  *
- * The cap: when the queue is longer than the cache's hiwater, the owner is
- * asked to claim it at once with an irq_work, so a queue never waits for the
- * next allocation miss or trim tick while it pins pages (claim_capped()).
- * The irq_work is queued once until it has run, not once a push. If the
- * owner went offline, nobody would claim the queue, so the objects go back
- * to their slabs here, under the node locks.
+ * The cap: when the queue is longer than SLQB_REMOTE_CAP times the cache's
+ * hiwater, the owner is asked to claim it at once with an irq_work, so a
+ * queue never waits for the next allocation miss or trim tick while it pins
+ * pages (claim_capped()). The irq_work is queued once until it has run, not
+ * once a push. An owner that allocates claims its whole queue onto its LIFO
+ * each time the LIFO runs dry, so the cap is for an owner that stopped
+ * allocating. It is a few LIFOs long so that a freer that outruns a busy
+ * owner does not interrupt it every other hand-over with a claim that finds
+ * no room on the LIFO and sends the objects through their slabs back to the
+ * page allocator, for the owner to allocate again. If the owner went offline,
+ * nobody would claim the queue, so the objects go back to their slabs here,
+ * under the node locks.
  */
 static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			struct kmem_cache_list *target, void *head, void *tail,
@@ -775,7 +781,8 @@ static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		set_freepointer(s, tail, old);
 	} while (!try_cmpxchg(&target->remote_head, &old, head));
 
-	if (atomic_add_return(nr, &target->remote_nr) > s->hiwater &&
+	if (atomic_add_return(nr, &target->remote_nr) >
+	    SLQB_REMOTE_CAP * s->hiwater &&
 	    !READ_ONCE(target->dead) && cpu_online(target->cpu)) {
 		stat(&c->list, REMOTE_CAP_HIT);
 		irq_work_queue_on(&target->claim_work, target->cpu);
@@ -2135,7 +2142,8 @@ static int slqb_cpu_dead(unsigned int cpu)
  * LIFO and hand the rlist over, and free half of the local node's reserve.
  * A LIFO that nobody touched since the last pass (same head, same length)
  * is flushed whole; a busy one loses freebatch objects from its cold end.
- * The work is bounded by hiwater objects plus the capped remote queue.
+ * The work is bounded by hiwater objects plus the capped remote queue
+ * (SLQB_REMOTE_CAP times hiwater).
  * Returns how many objects this CPU still queues for @s.
  */
 static unsigned int trim_cache(struct kmem_cache *s)

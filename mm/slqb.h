@@ -25,6 +25,9 @@
 #include <linux/percpu.h>
 #include <linux/swab.h>
 
+/* A remote queue's cap, in LIFOs of hiwater objects: see remote_push(). */
+#define SLQB_REMOTE_CAP		4
+
 /**
  * struct kmem_cache_cpu - a CPU's state in one cache
  * @list: objects and slabs this CPU owns
