@@ -1491,7 +1491,7 @@ static int lifo_over_hiwater(void *arg)
 }
 
 /*
- * The default hiwater is a byte budget (four pages, at least 8 objects, at
+ * The default hiwater is a byte budget (two pages, at least 8 objects, at
  * most 512), and a burst of bulk frees leaves no LIFO above it.
  */
 static void slqb_test_queue_budget(struct kunit *test)
@@ -1505,7 +1505,7 @@ static void slqb_test_queue_budget(struct kunit *test)
 				   NULL);
 		KUNIT_EXPECT_EQ(test, ctx.s->hiwater,
 				clamp_t(unsigned int,
-					4 * PAGE_SIZE / ctx.s->size, 8, 512));
+					2 * PAGE_SIZE / ctx.s->size, 8, 512));
 		ctx.nr = min_t(unsigned int, 4 * ctx.s->hiwater, TEST_MAX_OBJS);
 		for (j = 0; j < ctx.nr; j++) {
 			ctx.objs[j] = slqb_obj(ctx.s, NUMA_NO_NODE);
