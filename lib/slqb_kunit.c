@@ -1228,24 +1228,46 @@ static void *alloc_no_slab(struct kmem_cache *s, gfp_t gfp)
 
 struct slqb_aba {
 	struct kmem_cache *s;
+	bool bulk;		/* the "interrupt" takes a and b in one bulk call */
 	void *x;		/* an allocated object, freed by the "interrupt" */
 	void *a, *b;		/* the LIFO's first two objects, taken by it */
 	void *popped;		/* what the interrupted pop returned */
 	void *p, *q;		/* the two allocations after it */
 };
 
+/* The LIFO's first two objects, in one bulk allocation, KFENCE's given back. */
+static void alloc_two_bulk(struct slqb_aba *aba)
+{
+	void *two[2];
+
+	for (;;) {
+		if (kmem_cache_alloc_bulk(aba->s, GFP_ATOMIC, 2, two) != 2)
+			return;
+		if (!is_kfence_address(two[0]) && !is_kfence_address(two[1]))
+			break;
+		kmem_cache_free_bulk(aba->s, 2, two);
+	}
+	aba->a = two[0];
+	aba->b = two[1];
+}
+
 /*
  * Stands for an interrupt that hits a lockless pop between its reads and
- * its exchange: it takes the head and the next object, and gives back
- * another object and then the head. The LIFO has its head and its length
- * again, but the head's successor is no longer the one the pop read.
+ * its exchange: it takes the head and the next object, one at a time or
+ * in one bulk allocation, and gives back another object and then the
+ * head. The LIFO has its head and its length again, but the head's
+ * successor is no longer the one the pop read.
  */
 static void interrupt_aba(void *arg)
 {
 	struct slqb_aba *aba = arg;
 
-	aba->a = alloc_no_slab(aba->s, GFP_ATOMIC);
-	aba->b = alloc_no_slab(aba->s, GFP_ATOMIC);
+	if (aba->bulk) {
+		alloc_two_bulk(aba);
+	} else {
+		aba->a = alloc_no_slab(aba->s, GFP_ATOMIC);
+		aba->b = alloc_no_slab(aba->s, GFP_ATOMIC);
+	}
 	kmem_cache_free(aba->s, aba->x);
 	if (aba->a)
 		kmem_cache_free(aba->s, aba->a);
@@ -1275,11 +1297,12 @@ static int lockless_pop_aba_fn(void *arg)
 /*
  * A lockless pop whose LIFO changed under it must not take its object,
  * even when the head and the length came back: it would make an allocated
- * object (b) the head.
+ * object (b) the head. Every path that takes objects off the LIFO must
+ * tell the pop so, the single and the bulk allocation alike.
  */
-static void slqb_test_lockless_pop_aba(struct kunit *test)
+static void check_lockless_pop_aba(struct kunit *test, bool bulk)
 {
-	struct slqb_aba aba = {};
+	struct slqb_aba aba = { .bulk = bulk };
 	struct kmem_cache *s;
 
 	s = test_cache(test, "slqb_test_aba", TEST_OBJ_SIZE, 0, 0, NULL);
@@ -1317,6 +1340,16 @@ static void slqb_test_lockless_pop_aba(struct kunit *test)
 	if (aba.b)
 		kmem_cache_free(s, aba.b);
 	destroy_empty(test, s);
+}
+
+static void slqb_test_lockless_pop_aba(struct kunit *test)
+{
+	check_lockless_pop_aba(test, false);
+}
+
+static void slqb_test_lockless_pop_aba_bulk(struct kunit *test)
+{
+	check_lockless_pop_aba(test, true);
 }
 
 /*
@@ -2097,6 +2130,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_bulk_partial_failure),
 	KUNIT_CASE(slqb_test_bulk_from_slab),
 	KUNIT_CASE(slqb_test_lockless_pop_aba),
+	KUNIT_CASE(slqb_test_lockless_pop_aba_bulk),
 	KUNIT_CASE(slqb_test_no_slab_report),
 	KUNIT_CASE(slqb_test_large_order_fallback),
 	KUNIT_CASE(slqb_test_large_order_objects),
