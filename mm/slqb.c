@@ -776,13 +776,15 @@ static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			unsigned int nr, struct list_head *discard)
 {
 	void *old = READ_ONCE(target->remote_head);
+	int queued;
 
 	do {
 		set_freepointer(s, tail, old);
 	} while (!try_cmpxchg(&target->remote_head, &old, head));
 
-	if (atomic_add_return(nr, &target->remote_nr) >
-	    SLQB_REMOTE_CAP * s->hiwater &&
+	/* A claim may take pushes before they count themselves: queued < 0. */
+	queued = atomic_add_return(nr, &target->remote_nr);
+	if (queued > (int)(SLQB_REMOTE_CAP * s->hiwater) &&
 	    !READ_ONCE(target->dead) && cpu_online(target->cpu)) {
 		stat(&c->list, REMOTE_CAP_HIT);
 		irq_work_queue_on(&target->claim_work, target->cpu);
