@@ -2634,12 +2634,11 @@ static int calculate_sizes(struct kmem_cache *s)
  * hiwater: as many objects as fit in SLQB_QUEUE_BYTES, but from 8 to 512:
  * each CPU may keep that much of each cache queued. The budget is small
  * because a queued object keeps its whole slab from the page allocator,
- * and in queues that objects go round through (freed on one CPU, claimed
- * and allocated again by another) each can end up on a slab of its own:
- * after hackbench, with a budget of four pages, skbuff_head_cache held 1744
- * free objects on 109 slabs and none in use. The budget is in pages:
- * with 64K pages a LIFO of objects from 128 bytes up holds a whole slab's
- * worth, so that a refill takes a slab's freelist in one move there too.
+ * and the objects that go round through the queues (freed on one CPU,
+ * claimed and allocated again by another) end up spread over many slabs,
+ * a few of them on each. The budget is in pages: with 64K pages a LIFO of
+ * objects from 128 bytes to 8 KiB holds a whole slab's worth, so that a
+ * refill takes a slab's freelist in one move there too.
  * freebatch, the objects moved per refill, flush and hand-over: half of
  * that, as SLAB's batchcount is. reserve: the empty slabs kept per node,
  * as many as fit in SLQB_RESERVE_BYTES, up to eight: none for slabs larger
