@@ -765,7 +765,7 @@ static void *remote_take_all(struct kmem_cache_list *l)
  * once a push. An owner that allocates claims its whole queue onto its LIFO
  * each time the LIFO runs dry, so the cap is for an owner that stopped
  * allocating. It is a few LIFOs long so that a freer that outruns a busy
- * owner does not interrupt it every other hand-over with a claim that finds
+ * owner does not interrupt it every third hand-over with a claim that finds
  * no room on the LIFO and sends the objects through their slabs back to the
  * page allocator, for the owner to allocate again. If the owner went offline,
  * nobody would claim the queue, so the objects go back to their slabs here,
