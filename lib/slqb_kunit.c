@@ -533,19 +533,50 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 	destroy_empty(test, s);
 }
 
+/* The cap of the remote queue of an owner that is allocating. */
+static unsigned int test_busy_cap(struct kmem_cache *s)
+{
+	return min(SLQB_REMOTE_BUSY_CAP * s->hiwater, SLQB_REMOTE_BUSY_MAX);
+}
+
 /*
- * A remote queue waits for its owner until it passes its cap, several
- * LIFOs long; over the cap it is claimed by its owner without delay: onto
- * the owner's LIFO as far as it has room under hiwater, the rest into the
- * slabs.
+ * Allocate @ctx on @a with a busy window of @ticks for the cache, which
+ * leaves the owner on @a allocating for that long; check that the misses
+ * stamped it. Empty @a's LIFO into @rest. Returns with slab_mutex held, so
+ * that the trim work leaves the queues alone.
  */
-static void slqb_test_remote_cap(struct kunit *test)
+static void owner_allocates(struct kunit *test, int a, unsigned long ticks,
+			    struct slqb_test_ctx *ctx, struct slqb_test_ctx *rest)
+{
+	unsigned long start, stamp;
+
+	slqb_test_busy_ticks(ctx->s, ticks);
+	mutex_lock(&slab_mutex);
+	start = jiffies;
+	run_on(test, a, do_alloc, ctx);
+	stamp = READ_ONCE(cpu_of(ctx->s, a)->dry_stamp);
+	KUNIT_EXPECT_TRUE_MSG(test, time_after_eq(stamp, start),
+			      "dry_stamp %lu, jiffies before the allocations %lu",
+			      stamp, start);
+	run_on(test, a, do_empty_lifo, rest);
+}
+
+/*
+ * A remote queue waits for its owner until it passes its cap; over the cap
+ * it is claimed by its owner without delay: onto the owner's LIFO as far as
+ * it has room under hiwater, the rest into the slabs. The owner is either
+ * allocating (@busy: its window is a minute long) or not (no window at
+ * all); the cap of the one is several times that of the other, and half of
+ * it is well past the other.
+ */
+static void check_remote_cap(struct kunit *test, bool busy)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
 	struct slqb_test_ctx rest = { .objs = test_array(test) };
 	struct slqb_test_ctx below, over;
 	struct kmem_cache_list *la;
 	struct kmem_cache *s;
+	unsigned int cap;
 	int a, b;
 
 	if (!cpus_on_two_nodes(&a, &b))
@@ -553,21 +584,24 @@ static void slqb_test_remote_cap(struct kunit *test)
 
 	s = test_cache(test, "slqb_test_cap", TEST_OBJ_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	cap = SLQB_REMOTE_CAP * s->hiwater;
+	if (busy) {
+		cap = test_busy_cap(s);
+		KUNIT_ASSERT_GT(test, cap / 2, SLQB_REMOTE_CAP * s->hiwater);
+	}
 	ctx.s = s;
 	rest.s = s;
 	la = cpu_list(s, a);
-	ctx.nr = 2 * SLQB_REMOTE_CAP * s->hiwater;
+	ctx.nr = 2 * cap;
 	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
 	/* Whole hand-overs of freebatch, up to half the cap; then the rest. */
 	below = ctx;
-	below.nr = SLQB_REMOTE_CAP * s->hiwater / 2;
+	below.nr = cap / 2;
 	over = ctx;
 	over.objs += below.nr;
 	over.nr -= below.nr;
 
-	mutex_lock(&slab_mutex);
-	run_on(test, a, do_alloc, &ctx);
-	run_on(test, a, do_empty_lifo, &rest);
+	owner_allocates(test, a, busy ? 60 * HZ : 0, &ctx, &rest);
 	run_on(test, b, do_free, &below);
 	irq_work_sync(&la->claim_work);
 	/* Below the cap: all of it waits, and the owner was left alone. */
@@ -575,8 +609,7 @@ static void slqb_test_remote_cap(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, la->nr, 0U);
 	run_on(test, b, do_free, &over);
 	irq_work_sync(&la->claim_work);
-	KUNIT_EXPECT_LE(test, atomic_read(&la->remote_nr),
-			(int)(SLQB_REMOTE_CAP * s->hiwater));
+	KUNIT_EXPECT_LE(test, atomic_read(&la->remote_nr), (int)cap);
 	KUNIT_EXPECT_GT(test, la->nr, 0U);
 	KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
 #ifdef CONFIG_SLQB_STATS
@@ -585,6 +618,111 @@ static void slqb_test_remote_cap(struct kunit *test)
 #endif
 	run_on(test, a, do_free, &rest);
 	mutex_unlock(&slab_mutex);
+	slqb_test_busy_ticks(NULL, 0);
+
+	destroy_empty(test, s);
+}
+
+/* The cap of an owner that stopped allocating. */
+static void slqb_test_remote_cap(struct kunit *test)
+{
+	check_remote_cap(test, false);
+}
+
+/* The cap of an owner that is allocating, and so claims its queue itself. */
+static void slqb_test_remote_cap_busy(struct kunit *test)
+{
+	check_remote_cap(test, true);
+}
+
+/*
+ * A queue that an allocating owner was left with, past the cap of an owner
+ * that stopped, is claimed soon after the owner stops: here its busy window
+ * is two seconds long, and nothing else (no push, no trim pass) comes to
+ * claim the queue.
+ */
+static void slqb_test_remote_cap_stopped(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	struct kmem_cache_list *la;
+	unsigned long deadline;
+	struct kmem_cache *s;
+	int a, b, queued;
+
+	if (!cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+
+	s = test_cache(test, "slqb_test_cap_stop", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	ctx.s = s;
+	rest.s = s;
+	la = cpu_list(s, a);
+	ctx.nr = 2 * SLQB_REMOTE_CAP * s->hiwater;
+	KUNIT_ASSERT_LT(test, ctx.nr, test_busy_cap(s));
+
+	owner_allocates(test, a, 2 * HZ, &ctx, &rest);
+	run_on(test, b, do_free, &ctx);
+	irq_work_sync(&la->claim_work);
+	queued = atomic_read(&la->remote_nr);
+	/* The frees took less than the window: the owner was left alone. */
+	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
+					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
+					    2 * HZ));
+	KUNIT_EXPECT_EQ(test, queued, (int)ctx.nr);
+	deadline = jiffies + 10 * HZ;
+	while (atomic_read(&la->remote_nr) && time_before(jiffies, deadline))
+		msleep(20);
+	irq_work_sync(&la->claim_work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
+	KUNIT_EXPECT_GT(test, la->nr, 0U);
+	KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
+	run_on(test, a, do_free, &rest);
+	mutex_unlock(&slab_mutex);
+	slqb_test_busy_ticks(NULL, 0);
+
+	destroy_empty(test, s);
+}
+
+/*
+ * An allocation that finds the LIFO empty takes the whole remote queue onto
+ * it, past hiwater; the next local free flushes all of the excess, down to
+ * where a flush of freebatch leaves a LIFO that was one past hiwater.
+ */
+static void slqb_test_long_lifo_flush(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	struct slqb_test_ctx one = { .objs = test_array(test), .nr = 1 };
+	struct kmem_cache_list *la;
+	struct kmem_cache *s;
+	int a, b;
+
+	if (!cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+
+	s = test_cache(test, "slqb_test_long_lifo", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	ctx.s = s;
+	rest.s = s;
+	one.s = s;
+	la = cpu_list(s, a);
+	ctx.nr = 2 * SLQB_REMOTE_CAP * s->hiwater;
+	KUNIT_ASSERT_LT(test, ctx.nr, test_busy_cap(s));
+
+	/* A busy owner: the queue waits for it, past the shorter cap. */
+	owner_allocates(test, a, 60 * HZ, &ctx, &rest);
+	run_on(test, b, do_free, &ctx);
+	irq_work_sync(&la->claim_work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)ctx.nr);
+	run_on(test, a, do_alloc, &one);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
+	KUNIT_EXPECT_EQ(test, la->nr, ctx.nr - 1);
+	run_on(test, a, do_free, &one);
+	KUNIT_EXPECT_EQ(test, la->nr, s->hiwater + 1 - s->freebatch);
+	run_on(test, a, do_free, &rest);
+	mutex_unlock(&slab_mutex);
+	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
 }
@@ -2113,6 +2251,9 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_remote_free_cross_node),
 	KUNIT_CASE(slqb_test_remote_free_same_node),
 	KUNIT_CASE(slqb_test_remote_cap),
+	KUNIT_CASE(slqb_test_remote_cap_busy),
+	KUNIT_CASE(slqb_test_remote_cap_stopped),
+	KUNIT_CASE(slqb_test_long_lifo_flush),
 	KUNIT_CASE(slqb_test_alloc_node),
 	KUNIT_CASE(slqb_test_node_try_first),
 	KUNIT_CASE(slqb_test_thisnode_lifo),

@@ -87,6 +87,8 @@ static unsigned int slqb_min_objects = 1;
 /* The bytes that hiwater allows a LIFO by default: a few pages. */
 #define SLQB_QUEUE_BYTES	(2 * PAGE_SIZE)
 #define SLQB_TRIM_INTERVAL	(3 * HZ)
+/* A CPU whose LIFO ran dry less than this long ago is allocating. */
+#define SLQB_BUSY_TICKS		(msecs_to_jiffies(10) + 1)
 /* How long after a missed periodic trim pass a CPU is woken up for it. */
 #define SLQB_TRIM_WAKE_SLACK	(HZ / 2)
 /* The empty slabs a cache keeps per node, see reserve_slab(). */
@@ -163,6 +165,23 @@ static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
 	       order >= READ_ONCE(slqb_fail_order);
 }
 
+static struct kmem_cache *slqb_busy_cache;
+static unsigned long slqb_busy_ticks;
+
+void slqb_test_busy_ticks(struct kmem_cache *s, unsigned long ticks)
+{
+	WRITE_ONCE(slqb_busy_cache, NULL);
+	WRITE_ONCE(slqb_busy_ticks, ticks);
+	WRITE_ONCE(slqb_busy_cache, s);
+}
+
+static inline unsigned long busy_ticks(struct kmem_cache *s)
+{
+	if (unlikely(READ_ONCE(slqb_busy_cache) == s))
+		return READ_ONCE(slqb_busy_ticks);
+	return SLQB_BUSY_TICKS;
+}
+
 static struct kmem_cache *slqb_watch_cache;
 static struct slqb_test_watch *slqb_watch;
 
@@ -195,6 +214,11 @@ static void watch_report(struct kmem_cache *s)
 static inline bool fail_new_slab(struct kmem_cache *s)
 {
 	return false;
+}
+
+static inline unsigned long busy_ticks(struct kmem_cache *s)
+{
+	return SLQB_BUSY_TICKS;
 }
 
 static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
@@ -755,21 +779,76 @@ static void *remote_take_all(struct kmem_cache_list *l)
 }
 
 /*
+ * Whether a CPU whose LIFO last ran dry at @stamp is allocating: it did so
+ * in the last busy_ticks(). As an unsigned difference, a stamp that has not
+ * moved for long looks recent again only for one window each time jiffies
+ * wrap around; time_before() would take it for recent half the time.
+ */
+static bool owner_busy(struct kmem_cache *s, unsigned long stamp)
+{
+	return jiffies - stamp < busy_ticks(s);
+}
+
+/* The cap of the remote queue of an owner that allocates, in objects. */
+static unsigned int busy_cap(struct kmem_cache *s)
+{
+	return max(SLQB_REMOTE_CAP * s->hiwater,
+		   min(SLQB_REMOTE_BUSY_CAP * s->hiwater, SLQB_REMOTE_BUSY_MAX));
+}
+
+/* Whether @l's remote queue is past the cap of an owner that is idle. */
+static bool queue_over_cap(struct kmem_cache *s, struct kmem_cache_list *l)
+{
+	return atomic_read(&l->remote_nr) > (int)(SLQB_REMOTE_CAP * s->hiwater);
+}
+
+/*
+ * A push took @target's remote queue past SLQB_REMOTE_CAP LIFOs. If the
+ * owner stopped allocating, interrupt it to claim the queue now
+ * (claim_capped()): else the queue would wait for the owner's next trim
+ * pass, each object keeping a slab from being freed.
+ *
+ * An owner that allocates takes its whole queue onto its LIFO each time the
+ * LIFO runs dry, and allocates those objects again, so its queue may grow
+ * to busy_cap() before it is interrupted. Interrupting it at the shorter cap
+ * let a CPU that frees faster than the owner allocates interrupt the owner
+ * every few hand-overs, with claims that found its LIFO full and sent the
+ * objects through their slabs back to the page allocator, for the owner to
+ * allocate new slabs. The timer makes sure that a queue left past the
+ * shorter cap, when the owner stops, is claimed once the owner's busy window
+ * is over (slqb_cap_timer()).
+ *
+ * @queued is what this push counted; pushes that go on until the claim has
+ * run, from this CPU or others, can take the queue somewhat further.
+ *
+ * With CONFIG_DEBUG_OBJECTS_TIMERS, arming the timer may allocate a debug
+ * object: the allocator is re-entered here, from the free path, with this
+ * CPU's rlist already handed over and its lists consistent.
+ */
+static void remote_over_cap(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			    struct kmem_cache_list *target, int queued)
+{
+	struct kmem_cache_cpu *owner = container_of(target,
+						    struct kmem_cache_cpu, list);
+	unsigned long stamp = READ_ONCE(owner->dry_stamp);
+
+	if (!owner_busy(s, stamp) || queued > (int)busy_cap(s)) {
+		stat(&c->list, REMOTE_CAP_HIT);
+		irq_work_queue_on(&target->claim_work, target->cpu);
+	} else if (!test_bit(0, &owner->cap_armed) &&
+		   !test_and_set_bit(0, &owner->cap_armed)) {
+		owner->cap_timer.expires = stamp + busy_ticks(s);
+		add_timer_on(&owner->cap_timer, target->cpu);
+	}
+}
+
+/*
  * Push a chain of @nr objects owned by @target onto its remote queue in one
  * move. No lock: producers only push, the consumer only takes everything.
- *
- * The cap: when the queue is longer than SLQB_REMOTE_CAP times the cache's
- * hiwater, the owner is asked to claim it at once with an irq_work, so a
- * queue never waits for the next allocation miss or trim tick while it pins
- * pages (claim_capped()). The irq_work is queued once until it has run, not
- * once a push. An owner that allocates claims its whole queue onto its LIFO
- * each time the LIFO runs dry, so the cap is for an owner that stopped
- * allocating. It is a few LIFOs long so that a freer that outruns a busy
- * owner does not interrupt it every third hand-over with a claim that finds
- * no room on the LIFO and sends the objects through their slabs back to the
- * page allocator, for the owner to allocate again. If the owner went offline,
- * nobody would claim the queue, so the objects go back to their slabs here,
- * under the node locks.
+ * Past its cap, the owner is asked to claim the queue at once, with an
+ * irq_work that is queued once until it has run, not once a push
+ * (remote_over_cap()). If the owner went offline, nobody would claim the
+ * queue, so the objects go back to their slabs here, under the node locks.
  */
 static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			struct kmem_cache_list *target, void *head, void *tail,
@@ -785,10 +864,8 @@ static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	/* A claim may take pushes before they count themselves: queued < 0. */
 	queued = atomic_add_return(nr, &target->remote_nr);
 	if (queued > (int)(SLQB_REMOTE_CAP * s->hiwater) &&
-	    !READ_ONCE(target->dead) && cpu_online(target->cpu)) {
-		stat(&c->list, REMOTE_CAP_HIT);
-		irq_work_queue_on(&target->claim_work, target->cpu);
-	}
+	    !READ_ONCE(target->dead) && cpu_online(target->cpu))
+		remote_over_cap(s, c, target, queued);
 
 	/* Pairs with the barrier in slqb_drain_dead_cpu(). */
 	smp_mb();
@@ -971,6 +1048,48 @@ static void slqb_claim_work(struct irq_work *work)
 		return;
 	claim_capped(s, c, &discard);
 	slqb_discard_slabs(s, &discard);
+}
+
+/*
+ * Armed when a push took the queue of an owner that allocates past the
+ * shorter cap (remote_over_cap()), it runs on the owner's CPU once the
+ * owner's busy window is over. While the owner has extended its window and
+ * the queue is still past the shorter cap, it waits for the end of the new
+ * window; once the owner stopped, it claims such a queue, as the irq_work
+ * would have.
+ */
+static void slqb_cap_timer(struct timer_list *t)
+{
+	struct kmem_cache_cpu *c = from_timer(c, t, cap_timer);
+	struct kmem_cache_list *l = &c->list;
+	struct kmem_cache *s = l->cache;
+	unsigned long stamp = READ_ONCE(c->dry_stamp), flags;
+	bool busy = owner_busy(s, stamp);
+	LIST_HEAD(discard);
+
+	/* Moved off a CPU that went offline, whose queue is taken care of. */
+	if (l->cpu != smp_processor_id()) {
+		clear_bit(0, &c->cap_armed);
+		return;
+	}
+	if (!busy || !queue_over_cap(s, l)) {
+		clear_bit(0, &c->cap_armed);
+		/* Either a push sees the bit clear, or this sees its objects. */
+		smp_mb__after_atomic();
+		if (!queue_over_cap(s, l))
+			return;
+		if (!busy) {
+			local_irq_save(flags);
+			claim_capped(s, c, &discard);
+			local_irq_restore(flags);
+			slqb_discard_slabs(s, &discard);
+			return;
+		}
+		/* A push came in between and found the bit still set. */
+		if (test_and_set_bit(0, &c->cap_armed))
+			return;
+	}
+	mod_timer(t, stamp + busy_ticks(s));
 }
 
 /* Allocation */
@@ -1224,8 +1343,15 @@ static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
 			unsigned long irqflags)
 {
 	struct kmem_cache_list *l;
+	struct kmem_cache_cpu *c;
 	struct slab *slab;
+	unsigned long now;
 
+	/* The LIFO ran dry: see remote_over_cap(). */
+	now = jiffies;
+	c = this_cpu_ptr(s->cpu_slab);
+	if (READ_ONCE(c->dry_stamp) != now)
+		WRITE_ONCE(c->dry_stamp, now);
 	for (;;) {
 		l = &this_cpu_ptr(s->cpu_slab)->list;
 		if (l->freelist)
@@ -1477,10 +1603,27 @@ EXPORT_SYMBOL(kmem_cache_alloc_node);
 static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			       void *object, bool local)
 {
+	unsigned int hiwater = READ_ONCE(s->hiwater);
+	unsigned int batch = READ_ONCE(s->freebatch);
+	unsigned int nr = c->list.nr;
 	LIST_HEAD(discard);
 
 	if (local) {
-		flush_lifo(s, c, s->freebatch, &discard);
+		/*
+		 * The LIFO is past hiwater, usually by this one object: flush
+		 * freebatch from its cold end. A claim of the remote queue
+		 * (claim_to_lifo()) may have left it longer, by up to about
+		 * SLQB_REMOTE_BUSY_MAX objects: flush all that in the same
+		 * walk, down to where a flush usually leaves the LIFO, rather
+		 * than walk past most of it for each freebatch. A write to
+		 * the tunables in between may leave the LIFO short of
+		 * hiwater: then flush freebatch.
+		 */
+		if (nr > hiwater && batch <= hiwater)
+			nr -= hiwater + 1 - batch;
+		else
+			nr = batch;
+		flush_lifo(s, c, nr, &discard);
 	} else {
 		stat(&c->list, FREE_REMOTE);
 		send_run(s, c, object_slab(object), object, object, 1,
@@ -2145,7 +2288,7 @@ static int slqb_cpu_dead(unsigned int cpu)
  * A LIFO that nobody touched since the last pass (same head, same length)
  * is flushed whole; a busy one loses freebatch objects from its cold end.
  * The work is bounded by hiwater objects plus the capped remote queue
- * (SLQB_REMOTE_CAP times hiwater).
+ * (see remote_over_cap()).
  * Returns how many objects this CPU still queues for @s.
  */
 static unsigned int trim_cache(struct kmem_cache *s)
@@ -2687,8 +2830,13 @@ int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
 		err = -ENOMEM;
 		goto fail;
 	}
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		init_list(s, &cpu_of(s, cpu)->list, cpu);
+		/* Not allocating yet: see owner_busy(). */
+		cpu_of(s, cpu)->dry_stamp = jiffies - ULONG_MAX / 2;
+		timer_setup(&cpu_of(s, cpu)->cap_timer, slqb_cap_timer,
+			    TIMER_PINNED);
+	}
 
 	err = alloc_node_lists(s);
 	if (err)
@@ -2713,8 +2861,11 @@ void __kmem_cache_release(struct kmem_cache *s)
 {
 	int cpu;
 
+	/* A claim may push to another CPU and arm that one's timer. */
 	for_each_possible_cpu(cpu)
 		irq_work_sync(&cpu_of(s, cpu)->list.claim_work);
+	for_each_possible_cpu(cpu)
+		del_timer_sync(&cpu_of(s, cpu)->cap_timer);
 	free_percpu(s->cpu_slab);
 	free_node_lists(s);
 	cache_random_seq_destroy(s);

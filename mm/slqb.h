@@ -24,9 +24,16 @@
 #include <linux/debugobjects.h>
 #include <linux/percpu.h>
 #include <linux/swab.h>
+#include <linux/timer.h>
 
-/* A remote queue's cap, in LIFOs of hiwater objects: see remote_push(). */
+/*
+ * The caps of a remote queue, see remote_over_cap(): SLQB_REMOTE_CAP LIFOs of
+ * hiwater objects; while the owner allocates, SLQB_REMOTE_BUSY_CAP LIFOs
+ * but no more than SLQB_REMOTE_BUSY_MAX objects (unless the first is more).
+ */
 #define SLQB_REMOTE_CAP		4
+#define SLQB_REMOTE_BUSY_CAP	32
+#define SLQB_REMOTE_BUSY_MAX	4096U
 
 /**
  * struct kmem_cache_cpu - a CPU's state in one cache
@@ -35,18 +42,28 @@
  *	the list @rlist_target; handed over to it in one move
  * @rlist_tail: last object on @rlist
  * @rlist_nr: number of objects on @rlist
+ * @trim_nr: length of the LIFO after the last trim pass
  * @rlist_target: the list that @rlist is for
- * @trim_head: head of the LIFO after the last trim pass
- * @trim_nr: its length then: a LIFO that still has both went untouched
+ * @trim_head: head of the LIFO then: a LIFO that still has both went
+ *	untouched
+ * @dry_stamp: jiffies when an allocation last found the LIFO empty: whether
+ *	this CPU is allocating, for the cap of its remote queue
+ *	(remote_over_cap())
+ * @cap_armed: bit 0 is set while @cap_timer is armed
+ * @cap_timer: looks at the remote queue again once the owner may have
+ *	stopped allocating (slqb_cap_timer())
  */
 struct kmem_cache_cpu {
 	struct kmem_cache_list list;
 	void *rlist;
 	void *rlist_tail;
 	unsigned int rlist_nr;
+	unsigned int trim_nr;
 	struct kmem_cache_list *rlist_target;
 	void *trim_head;
-	unsigned int trim_nr;
+	unsigned long dry_stamp;
+	unsigned long cap_armed;
+	struct timer_list cap_timer;
 };
 
 /* Each CPU's local memory node: see the top of mm/slqb.c. */
@@ -409,6 +426,8 @@ unsigned long slqb_test_shrinker(bool scan);
 void slqb_test_trim_all(void);
 /* Whether @cpu's trim is armed to wake it up (it still queues objects). */
 bool slqb_test_trim_wake_armed(int cpu);
+/* A CPU whose LIFO of @s ran dry in the last @ticks is busy; NULL: stop. */
+void slqb_test_busy_ticks(struct kmem_cache *s, unsigned long ticks);
 
 /* What the page allocations of a watched cache were asked for. */
 struct slqb_test_watch {
