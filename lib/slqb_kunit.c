@@ -562,6 +562,74 @@ static void owner_allocates(struct kunit *test, int a, unsigned long ticks,
 }
 
 /*
+ * Objects of several slabs of one other CPU, on a LIFO in an order that
+ * alternates between the slabs, go to that CPU's remote queue together
+ * when the LIFO is flushed: none lost, none counted twice.
+ */
+static void slqb_test_remote_runs_by_owner(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx mix = { .objs = test_array(test) };
+	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	void **other = test_array(test);
+	struct kmem_cache_list *la, *lb;
+	unsigned int i, x = 0, y = 0;
+	struct kmem_cache *s;
+	struct slab *first;
+	int a, b;
+
+	if (!cpus_on_one_node(&a, &b))
+		kunit_skip(test, "needs two online CPUs on one node");
+
+	s = test_cache(test, "slqb_test_runs", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	ctx.s = s;
+	mix.s = s;
+	rest.s = s;
+	la = cpu_list(s, a);
+	lb = cpu_list(s, b);
+	ctx.nr = 2 * s->objects + s->freebatch;
+	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
+
+	run_on(test, a, do_alloc, &ctx);
+	/* freebatch objects, taking turns between the first slab and others. */
+	first = virt_to_slab(ctx.objs[0]);
+	for (i = 0; i < ctx.nr; i++) {
+		if (virt_to_slab(ctx.objs[i]) == first)
+			rest.objs[x++] = ctx.objs[i];
+		else
+			other[y++] = ctx.objs[i];
+	}
+	rest.nr = 0;
+	for (i = 0; i < x || i < y; i++) {
+		if (i < x && mix.nr < s->freebatch)
+			mix.objs[mix.nr++] = rest.objs[i];
+		else if (i < x)
+			ctx.objs[rest.nr++] = rest.objs[i];
+		if (i < y && mix.nr < s->freebatch)
+			mix.objs[mix.nr++] = other[i];
+		else if (i < y)
+			ctx.objs[rest.nr++] = other[i];
+	}
+	/* ctx.objs now holds the objects left out of the mix. */
+	rest.objs = ctx.objs;
+	/* A new cache fills a slab before it takes the next one. */
+	KUNIT_ASSERT_EQ(test, mix.nr, s->freebatch);
+	KUNIT_ASSERT_GE(test, x, s->freebatch / 2);
+
+	mutex_lock(&slab_mutex);
+	run_on(test, b, do_free, &mix);
+	KUNIT_EXPECT_EQ(test, lb->nr, s->freebatch);
+	run_on(test, b, do_trim, &mix);
+	KUNIT_EXPECT_EQ(test, lb->nr, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
+	run_on(test, a, do_free, &rest);
+	mutex_unlock(&slab_mutex);
+
+	destroy_empty(test, s);
+}
+
+/*
  * A remote queue waits for its owner until it passes its cap; over the cap
  * it is claimed by its owner without delay: onto the owner's LIFO as far as
  * it has room under hiwater, the rest into the slabs. The owner is either
@@ -2250,6 +2318,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_flush_batch),
 	KUNIT_CASE(slqb_test_remote_free_cross_node),
 	KUNIT_CASE(slqb_test_remote_free_same_node),
+	KUNIT_CASE(slqb_test_remote_runs_by_owner),
 	KUNIT_CASE(slqb_test_remote_cap),
 	KUNIT_CASE(slqb_test_remote_cap_busy),
 	KUNIT_CASE(slqb_test_remote_cap_stopped),

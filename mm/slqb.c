@@ -739,33 +739,71 @@ static void rlist_handover(struct kmem_cache *s, struct kmem_cache_cpu *c,
 static bool send_run(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		     struct slab *slab, void *head, void *tail,
 		     unsigned int nr, struct list_head *discard, bool batch);
+static void rlist_add(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		      struct kmem_cache_list *target, void *head, void *tail,
+		      unsigned int nr, struct list_head *discard);
+
+/*
+ * Walk the run of objects of @slab that starts at @head, on a chain linked
+ * by free pointers: set *@tail to its last object and add its length to
+ * *@run. Returns the object after it, NULL at the end of the chain.
+ */
+static __always_inline void *chain_run(struct kmem_cache *s,
+				       struct slab *slab, void *head,
+				       void **tail, unsigned int *run)
+{
+	void *base = slab_address(slab), *next;
+
+	(*run)++;
+	while ((next = get_freepointer(s, head)) &&
+	       in_slab(s, slab, base, next)) {
+		head = next;
+		(*run)++;
+	}
+	*tail = head;
+	return next;
+}
 
 /*
  * Return a chain of objects, linked by free pointers, through @c, in runs:
- * neighbours on the chain that share a slab go home in one move. Returns
- * how many objects there were; *@remote, if given, counts those that went
- * to the rlist.
+ * neighbours on the chain that share a slab go home in one move, and so do
+ * neighbouring runs for one other live CPU, onto the rlist. @c may be an
+ * offline CPU being drained: its own slabs then go to their node lists,
+ * through send_run(). Returns how many objects there were; *@remote, if
+ * given, counts those that went to the rlist.
  */
 static unsigned int flush_chain(struct kmem_cache *s, struct kmem_cache_cpu *c,
 				void *head, struct list_head *discard,
 				unsigned int *remote)
 {
-	unsigned int nr = 0, nr_remote = 0;
+	struct slab *slab = head ? object_slab(head) : NULL, *next_slab;
+	unsigned int nr = 0, nr_remote = 0, run;
+	struct kmem_cache_list *owner;
+	void *tail, *next;
 
 	while (head) {
-		struct slab *slab = object_slab(head);
-		void *tail = head, *next, *base = slab_address(slab);
-		unsigned int run = 1;
-
-		while ((next = get_freepointer(s, tail)) &&
-		       in_slab(s, slab, base, next)) {
-			tail = next;
-			run++;
-		}
-		if (send_run(s, c, slab, head, tail, run, discard, true))
+		run = 0;
+		next = chain_run(s, slab, head, &tail, &run);
+		next_slab = next ? object_slab(next) : NULL;
+		owner = READ_ONCE(slab->list);
+		if (owner == &c->list && !READ_ONCE(owner->dead)) {
+			slab_put_chain(s, owner, slab, head, tail, run, discard);
+		} else if (owner != &c->list && !is_node_list(owner) &&
+			   !READ_ONCE(owner->dead)) {
+			/* The rlist takes runs of any slab of that owner. */
+			while (next_slab && READ_ONCE(next_slab->list) == owner) {
+				next = chain_run(s, next_slab, next, &tail, &run);
+				next_slab = next ? object_slab(next) : NULL;
+			}
+			rlist_add(s, c, owner, head, tail, run, discard);
 			nr_remote += run;
+		} else if (send_run(s, c, slab, head, tail, run, discard,
+				    true)) {
+			nr_remote += run;
+		}
 		nr += run;
 		head = next;
+		slab = next_slab;
 	}
 	if (remote)
 		*remote = nr_remote;
