@@ -2227,11 +2227,38 @@ bool __kmem_cache_empty(struct kmem_cache *s)
 	return !t.slabs;
 }
 
+/*
+ * Wait for the claims that run on their own, the capped claim's irq_work
+ * and the cap timer, and leave none of them queued or armed. A claim may
+ * push to another CPU and arm that one's timer, hence the order.
+ */
+static void stop_claims(struct kmem_cache *s)
+{
+	struct kmem_cache_cpu *c;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		irq_work_sync(&cpu_of(s, cpu)->list.claim_work);
+	for_each_possible_cpu(cpu) {
+		c = cpu_of(s, cpu);
+		del_timer_sync(&c->cap_timer);
+		clear_bit(0, &c->cap_armed);
+	}
+}
+
 int __kmem_cache_shutdown(struct kmem_cache *s)
 {
 	struct slqb_totals t;
 
 	drain_all_cpus_locked(s);
+	/*
+	 * A cap timer that claimed just before the drain gives the slabs it
+	 * emptied back with interrupts on, possibly into a reserve that the
+	 * drain has emptied already; the drain's own hand-overs may have
+	 * armed it again. Wait for it, then empty the reserves once more.
+	 */
+	stop_claims(s);
+	reserve_release_all(s);
 	slqb_debug_release_empty_slabs(s);
 	slqb_cache_totals(s, &t);
 	if (!t.slabs) {
@@ -2897,13 +2924,7 @@ fail:
 
 void __kmem_cache_release(struct kmem_cache *s)
 {
-	int cpu;
-
-	/* A claim may push to another CPU and arm that one's timer. */
-	for_each_possible_cpu(cpu)
-		irq_work_sync(&cpu_of(s, cpu)->list.claim_work);
-	for_each_possible_cpu(cpu)
-		del_timer_sync(&cpu_of(s, cpu)->cap_timer);
+	stop_claims(s);
 	free_percpu(s->cpu_slab);
 	free_node_lists(s);
 	cache_random_seq_destroy(s);
