@@ -1116,6 +1116,118 @@ static void slqb_test_empty_slabs_freed(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+struct refill_ctx {
+	struct slqb_test_ctx held;
+	struct slqb_test_watch w;
+	struct slqb_test_ctx victims;	/* freed within the page allocation */
+	int freer;			/* the CPU that frees them */
+	void *obj;		/* what the allocation that needed a slab got */
+	unsigned int idle;	/* partial slabs with no object taken, then */
+};
+
+static void free_victims_here(void *arg)
+{
+	struct refill_ctx *ctx = arg;
+
+	do_free(&ctx->victims);
+	ctx->victims.nr = 0;
+}
+
+/* Free the victims on the freer, as an interrupt or another CPU could. */
+static void free_victims(void *arg)
+{
+	struct refill_ctx *ctx = arg;
+
+	if (ctx->victims.nr)
+		smp_call_function_single(ctx->freer, free_victims_here, ctx,
+					 true);
+}
+
+/*
+ * Allocate until this CPU's LIFO and partial list are empty, then once
+ * more, with the last freebatch objects allocated freed within that
+ * allocation's page allocation: on this CPU they refill the LIFO, on a
+ * CPU of another node they are pushed onto this CPU's remote queue.
+ */
+static int alloc_refilled(void *arg)
+{
+	struct refill_ctx *ctx = arg;
+	struct kmem_cache *s = ctx->held.s;
+	struct kmem_cache_list *l = cpu_list(s, smp_processor_id());
+	struct slab *slab;
+
+	do {
+		if (ctx->held.nr == TEST_MAX_OBJS)
+			return -E2BIG;
+		ctx->held.objs[ctx->held.nr] = slqb_obj(s, NUMA_NO_NODE);
+		if (!ctx->held.objs[ctx->held.nr])
+			return -ENOMEM;
+		ctx->held.nr++;
+	} while (l->nr || !list_empty(&l->partial) ||
+		 ctx->held.nr < s->freebatch);
+	ctx->held.nr -= s->freebatch;
+	ctx->victims.s = s;
+	ctx->victims.objs = ctx->held.objs + ctx->held.nr;
+	ctx->victims.nr = s->freebatch;
+	ctx->w.during = free_victims;
+	ctx->w.arg = ctx;
+	slqb_test_watch_pages(s, &ctx->w);
+	ctx->obj = slqb_obj(s, NUMA_NO_NODE);
+	slqb_test_watch_pages(NULL, NULL);
+	list_for_each_entry(slab, &l->partial, slab_list)
+		if (!slab->inuse)
+			ctx->idle++;
+	return 0;
+}
+
+/*
+ * The LIFO refilled, or the remote queue filled, while a new slab was
+ * being allocated: the new slab still serves the allocation, so that it
+ * is not left on the partial list with no object taken, where no flush or
+ * shrink would ever free it.
+ */
+static void check_new_slab_refilled(struct kunit *test, int cpu, int freer)
+{
+	struct refill_ctx ctx = { .held.objs = test_array(test),
+				  .freer = freer };
+	int err;
+
+	ctx.held.s = test_cache(test, "slqb_test_refilled", TEST_OBJ_SIZE, 0,
+				0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(ctx.held.s, 16, 8), 0);
+	/* Keeps the trim work from flushing the refilled LIFO meanwhile. */
+	mutex_lock(&slab_mutex);
+	err = smp_call_on_cpu(cpu, alloc_refilled, &ctx, false);
+	mutex_unlock(&slab_mutex);
+	KUNIT_EXPECT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, ctx.w.calls, 1U);
+	KUNIT_EXPECT_TRUE(test, ctx.w.irqs_enabled);
+	KUNIT_EXPECT_EQ(test, ctx.victims.nr, 0U);
+	KUNIT_EXPECT_NOT_NULL(test, ctx.obj);
+	KUNIT_EXPECT_EQ(test, ctx.idle, 0U);
+	if (ctx.obj)
+		kmem_cache_free(ctx.held.s, ctx.obj);
+	free_victims(&ctx);
+	run_on(test, cpu, do_free, &ctx.held);
+	destroy_empty(test, ctx.held.s);
+}
+
+/* An interrupt on the allocating CPU refilled its LIFO. */
+static void slqb_test_new_slab_refilled(struct kunit *test)
+{
+	check_new_slab_refilled(test, 0, 0);
+}
+
+/* A CPU of another node pushed onto the allocating CPU's remote queue. */
+static void slqb_test_new_slab_remote_push(struct kunit *test)
+{
+	int a, b;
+
+	if (!cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+	check_new_slab_refilled(test, a, b);
+}
+
 /* After a shrink no object waits on any LIFO, rlist or remote queue. */
 static void slqb_test_shrink_empties_queues(struct kunit *test)
 {
@@ -2330,6 +2442,8 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_irqs_stay_off),
 	KUNIT_CASE(slqb_test_freelist_random),
 	KUNIT_CASE(slqb_test_empty_slabs_freed),
+	KUNIT_CASE(slqb_test_new_slab_refilled),
+	KUNIT_CASE(slqb_test_new_slab_remote_push),
 	KUNIT_CASE(slqb_test_shrink_empties_queues),
 	KUNIT_CASE(slqb_test_shutdown_busy),
 	KUNIT_CASE(slqb_test_ctor),

@@ -203,6 +203,8 @@ static void watch_pages(struct kmem_cache *s, gfp_t flags)
 		w->first_flags = flags;
 	if (!irqs_disabled())
 		w->irqs_enabled = true;
+	if (w->during)
+		w->during(w->arg);
 }
 
 static void watch_report(struct kmem_cache *s)
@@ -1380,35 +1382,40 @@ void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
 static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
 			unsigned long irqflags)
 {
-	struct kmem_cache_list *l;
-	struct kmem_cache_cpu *c;
+	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
+	struct kmem_cache_list *l = &c->list;
 	struct slab *slab;
 	unsigned long now;
 
 	/* The LIFO ran dry: see remote_over_cap(). */
 	now = jiffies;
-	c = this_cpu_ptr(s->cpu_slab);
 	if (READ_ONCE(c->dry_stamp) != now)
 		WRITE_ONCE(c->dry_stamp, now);
-	for (;;) {
-		l = &this_cpu_ptr(s->cpu_slab)->list;
-		if (l->freelist)
-			break;
-		if (READ_ONCE(l->remote_head) && claim_to_lifo(s, l))
-			break;
-		if (list_empty(&l->partial))
-			adopt_node_slab(s, l);
-		if (!list_empty(&l->partial)) {
-			fill_lifo(s, l);
-			break;
-		}
+	if (READ_ONCE(l->remote_head) && claim_to_lifo(s, l))
+		return lifo_pop(s, l);
+	if (list_empty(&l->partial))
+		adopt_node_slab(s, l);
+	if (list_empty(&l->partial)) {
 		slab = new_slab_irqoff(s, gfpflags, slqb_local_node(), irqflags);
 		if (!slab)
 			return NULL;
 		l = &this_cpu_ptr(s->cpu_slab)->list;
 		list_add_slab(s, l, slab);
 		stat(l, ALLOC_SLAB_NEW);
+		/*
+		 * Meanwhile other CPUs may have pushed onto the remote queue,
+		 * and, with interrupts on, a free from an interrupt may have
+		 * refilled the LIFO, here or on the CPU that this task moved
+		 * to. Take from the new slab all the same: a slab left on the
+		 * partial list with no object taken would stay there, empty,
+		 * as only a flush that empties a slab gives it back.
+		 */
+		if (l->freelist) {
+			stat(l, ALLOC);
+			return slab_take_object(s, l, slab);
+		}
 	}
+	fill_lifo(s, l);
 	return lifo_pop(s, l);
 }
 

@@ -435,6 +435,9 @@ struct slqb_test_watch {
 	gfp_t first_flags;
 	bool irqs_enabled;	/* in any of them */
 	unsigned int reports;	/* failures reported on the console */
+	/* if set, called before each page allocation, as an interrupt could */
+	void (*during)(void *arg);
+	void *arg;
 };
 
 /* Record the page allocations of @s in @w; NULL: stop. */
