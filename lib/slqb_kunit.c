@@ -631,11 +631,13 @@ static void slqb_test_remote_runs_by_owner(struct kunit *test)
 
 /*
  * A remote queue waits for its owner until it passes its cap; over the cap
- * it is claimed by its owner without delay: onto the owner's LIFO as far as
- * it has room under hiwater, the rest into the slabs. The owner is either
+ * it is claimed by its owner without delay: onto the owner's empty LIFO,
+ * up to hiwater objects if the owner is not allocating, up to the whole
+ * cap if it is, and the rest into the slabs. The owner is either
  * allocating (@busy: its window is a minute long) or not (no window at
  * all); the cap of the one is several times that of the other, and half of
- * it is well past the other.
+ * it is well past the other. The frees after the claim are fewer than the
+ * cap: they wait on the queue.
  */
 static void check_remote_cap(struct kunit *test, bool busy)
 {
@@ -678,8 +680,12 @@ static void check_remote_cap(struct kunit *test, bool busy)
 	run_on(test, b, do_free, &over);
 	irq_work_sync(&la->claim_work);
 	KUNIT_EXPECT_LE(test, atomic_read(&la->remote_nr), (int)cap);
-	KUNIT_EXPECT_GT(test, la->nr, 0U);
-	KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
+	if (busy) {
+		KUNIT_EXPECT_EQ(test, la->nr, cap);
+	} else {
+		KUNIT_EXPECT_GT(test, la->nr, 0U);
+		KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
+	}
 #ifdef CONFIG_SLQB_STATS
 	KUNIT_EXPECT_GT(test, per_cpu_ptr(s->cpu_slab, b)->list.stats[REMOTE_CAP_HIT],
 			0U);
@@ -745,6 +751,55 @@ static void slqb_test_remote_cap_stopped(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
 	KUNIT_EXPECT_GT(test, la->nr, 0U);
 	KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
+	run_on(test, a, do_free, &rest);
+	mutex_unlock(&slab_mutex);
+	slqb_test_busy_ticks(NULL, 0);
+
+	destroy_empty(test, s);
+}
+
+/*
+ * A claim that filled an allocating owner's LIFO up to the busy cap is
+ * undone soon after the owner stops: the LIFO goes back to hiwater and the
+ * rest of the queue into the slabs. Here the owner's busy window is two
+ * seconds long, and nothing else (no free, no trim pass) comes to flush
+ * the LIFO.
+ */
+static void slqb_test_remote_cap_lifo_stopped(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	struct kmem_cache_list *la;
+	unsigned long deadline;
+	struct kmem_cache *s;
+	unsigned int cap, claimed, left;
+	int a, b;
+
+	if (!cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+
+	s = test_cache(test, "slqb_test_cap_lifo", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	cap = test_busy_cap(s);
+	ctx.s = s;
+	rest.s = s;
+	la = cpu_list(s, a);
+	ctx.nr = cap + cap / 2;
+	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
+
+	owner_allocates(test, a, 2 * HZ, &ctx, &rest);
+	run_on(test, b, do_free, &ctx);
+	irq_work_sync(&la->claim_work);
+	claimed = READ_ONCE(la->nr);
+	deadline = jiffies + 10 * HZ;
+	while ((READ_ONCE(la->nr) > s->hiwater ||
+		atomic_read(&la->remote_nr)) && time_before(jiffies, deadline))
+		msleep(20);
+	left = READ_ONCE(la->nr);
+	/* The claim ran while the owner was still allocating. */
+	KUNIT_EXPECT_EQ(test, claimed, cap);
+	KUNIT_EXPECT_LE(test, left, s->hiwater);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
 	run_on(test, a, do_free, &rest);
 	mutex_unlock(&slab_mutex);
 	slqb_test_busy_ticks(NULL, 0);
@@ -2434,6 +2489,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_remote_cap),
 	KUNIT_CASE(slqb_test_remote_cap_busy),
 	KUNIT_CASE(slqb_test_remote_cap_stopped),
+	KUNIT_CASE(slqb_test_remote_cap_lifo_stopped),
 	KUNIT_CASE(slqb_test_long_lifo_flush),
 	KUNIT_CASE(slqb_test_alloc_node),
 	KUNIT_CASE(slqb_test_node_try_first),

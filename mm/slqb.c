@@ -843,6 +843,20 @@ static bool queue_over_cap(struct kmem_cache *s, struct kmem_cache_list *l)
 }
 
 /*
+ * Have slqb_cap_timer() look at @owner's queue and LIFO once the busy
+ * window that began at @stamp is over, unless it is armed already.
+ */
+static void arm_cap_timer(struct kmem_cache *s, struct kmem_cache_cpu *owner,
+			  unsigned long stamp)
+{
+	if (!test_bit(0, &owner->cap_armed) &&
+	    !test_and_set_bit(0, &owner->cap_armed)) {
+		owner->cap_timer.expires = stamp + busy_ticks(s);
+		add_timer_on(&owner->cap_timer, owner->list.cpu);
+	}
+}
+
+/*
  * A push took @target's remote queue past SLQB_REMOTE_CAP LIFOs. If the
  * owner stopped allocating, interrupt it to claim the queue now
  * (claim_capped()): else the queue would wait for the owner's next trim
@@ -875,10 +889,8 @@ static void remote_over_cap(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	if (!owner_busy(s, stamp) || queued > (int)busy_cap(s)) {
 		stat(&c->list, REMOTE_CAP_HIT);
 		irq_work_queue_on(&target->claim_work, target->cpu);
-	} else if (!test_bit(0, &owner->cap_armed) &&
-		   !test_and_set_bit(0, &owner->cap_armed)) {
-		owner->cap_timer.expires = stamp + busy_ticks(s);
-		add_timer_on(&owner->cap_timer, target->cpu);
+	} else {
+		arm_cap_timer(s, owner, stamp);
 	}
 }
 
@@ -1037,16 +1049,16 @@ static void flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 }
 
 /*
- * Claim the remote queue of @c after its cap was hit. What fits under
- * hiwater goes onto the LIFO, where the next allocations take it rather
- * than a slab the claim would have emptied and freed; the rest goes back
- * to its slabs.
+ * Claim the remote queue of @c after its cap was hit. What fits on the LIFO
+ * under @keep objects goes there, where the next allocations take it rather
+ * than a slab the claim would have emptied and freed; the rest goes back to
+ * its slabs.
  */
 static void claim_capped(struct kmem_cache *s, struct kmem_cache_cpu *c,
-			 struct list_head *discard)
+			 unsigned int keep, struct list_head *discard)
 {
 	struct kmem_cache_list *l = &c->list;
-	unsigned int room = l->nr < s->hiwater ? s->hiwater - l->nr : 0;
+	unsigned int room = l->nr < keep ? keep - l->nr : 0;
 	void *head, *last, *next;
 	unsigned int nr;
 
@@ -1075,28 +1087,46 @@ static void claim_capped(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	stat_add(l, CLAIM_REMOTE_LIST_OBJECTS, nr);
 }
 
-/* The cap was hit: claim the remote queue now, on the owning CPU. */
+/*
+ * The cap was hit: claim the remote queue now, on the owning CPU. An owner
+ * that stopped allocating keeps hiwater objects on its LIFO. One that
+ * allocates keeps up to busy_cap(): it would take the whole queue onto its
+ * LIFO anyway the next time the LIFO ran dry (claim_to_lifo()), so a LIFO
+ * that long holds nothing that it could not already hold. Topped up to
+ * hiwater only, it would send most of a queue that a faster freer filled
+ * through its slabs back to the page allocator, and then allocate new
+ * slabs for the same objects.
+ */
 static void slqb_claim_work(struct irq_work *work)
 {
 	struct kmem_cache_list *l = container_of(work, struct kmem_cache_list,
 						 claim_work);
 	struct kmem_cache *s = l->cache;
 	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
+	unsigned long stamp = READ_ONCE(c->dry_stamp);
+	unsigned int keep = s->hiwater;
 	LIST_HEAD(discard);
 
 	if (WARN_ON_ONCE(&c->list != l))
 		return;
-	claim_capped(s, c, &discard);
+	if (owner_busy(s, stamp))
+		keep = busy_cap(s);
+	claim_capped(s, c, keep, &discard);
+	/* Once the owner stops, the LIFO goes back to hiwater. */
+	if (l->nr > s->hiwater)
+		arm_cap_timer(s, c, stamp);
 	slqb_discard_slabs(s, &discard);
 }
 
 /*
  * Armed when a push took the queue of an owner that allocates past the
- * shorter cap (remote_over_cap()), it runs on the owner's CPU once the
- * owner's busy window is over. While the owner has extended its window and
- * the queue is still past the shorter cap, it waits for the end of the new
- * window; once the owner stopped, it claims such a queue, as the irq_work
- * would have.
+ * shorter cap (remote_over_cap()), or when a claim left such an owner's
+ * LIFO longer than hiwater (slqb_claim_work()), it runs on the owner's CPU
+ * once the owner's busy window is over. While the owner has extended its
+ * window, it waits for the end of the new window. Once the owner stopped,
+ * it gives back what was kept for an owner that allocates: it claims a
+ * queue past the shorter cap, as the irq_work would have, and flushes the
+ * LIFO down to hiwater.
  */
 static void slqb_cap_timer(struct timer_list *t)
 {
@@ -1112,24 +1142,26 @@ static void slqb_cap_timer(struct timer_list *t)
 		clear_bit(0, &c->cap_armed);
 		return;
 	}
-	if (!busy || !queue_over_cap(s, l)) {
-		clear_bit(0, &c->cap_armed);
-		/* Either a push sees the bit clear, or this sees its objects. */
-		smp_mb__after_atomic();
-		if (!queue_over_cap(s, l))
-			return;
-		if (!busy) {
-			local_irq_save(flags);
-			claim_capped(s, c, &discard);
-			local_irq_restore(flags);
-			slqb_discard_slabs(s, &discard);
-			return;
-		}
-		/* A push came in between and found the bit still set. */
-		if (test_and_set_bit(0, &c->cap_armed))
-			return;
+	if (busy && (queue_over_cap(s, l) || READ_ONCE(l->nr) > s->hiwater)) {
+		mod_timer(t, stamp + busy_ticks(s));
+		return;
 	}
-	mod_timer(t, stamp + busy_ticks(s));
+	clear_bit(0, &c->cap_armed);
+	/* Either a push sees the bit clear, or this sees its objects. */
+	smp_mb__after_atomic();
+	if (busy) {
+		/* A push came in between and found the bit still set. */
+		if (queue_over_cap(s, l) && !test_and_set_bit(0, &c->cap_armed))
+			mod_timer(t, stamp + busy_ticks(s));
+		return;
+	}
+	local_irq_save(flags);
+	if (queue_over_cap(s, l))
+		claim_capped(s, c, s->hiwater, &discard);
+	if (l->nr > s->hiwater)
+		flush_lifo(s, c, l->nr - s->hiwater, &discard);
+	local_irq_restore(flags);
+	slqb_discard_slabs(s, &discard);
 }
 
 /* Allocation */
@@ -1657,7 +1689,8 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		/*
 		 * The LIFO is past hiwater, usually by this one object: flush
 		 * freebatch from its cold end. A claim of the remote queue
-		 * (claim_to_lifo()) may have left it longer, by up to about
+		 * (claim_to_lifo(), or slqb_claim_work() while this CPU
+		 * allocates) may have left it longer, by up to about
 		 * SLQB_REMOTE_BUSY_MAX objects: flush all that in the same
 		 * walk, down to where a flush usually leaves the LIFO, rather
 		 * than walk past most of it for each freebatch. A write to

@@ -50,8 +50,8 @@
  *	this CPU is allocating, for the cap of its remote queue
  *	(remote_over_cap())
  * @cap_armed: bit 0 is set while @cap_timer is armed
- * @cap_timer: looks at the remote queue again once the owner may have
- *	stopped allocating (slqb_cap_timer())
+ * @cap_timer: looks at the remote queue and the LIFO again once the owner
+ *	may have stopped allocating (slqb_cap_timer())
  */
 struct kmem_cache_cpu {
 	struct kmem_cache_list list;
