@@ -275,9 +275,32 @@ static void **test_array(struct kunit *test)
 	return objs;
 }
 
+/*
+ * Whether the running test holds slab_mutex, which many take so that the
+ * trim work leaves their queues alone. A failed assertion ends the test
+ * there, and its cleanup, which destroys the test's caches, needs the lock.
+ */
+static bool test_holds_slab_mutex;
+
+static void lock_slabs(void)
+{
+	mutex_lock(&slab_mutex);
+	test_holds_slab_mutex = true;
+}
+
+static void unlock_slabs(void)
+{
+	test_holds_slab_mutex = false;
+	mutex_unlock(&slab_mutex);
+}
+
 static void run_on(struct kunit *test, int cpu, int (*fn)(void *), void *arg)
 {
-	KUNIT_ASSERT_EQ(test, smp_call_on_cpu(cpu, fn, arg, false), 0);
+	int ret = smp_call_on_cpu(cpu, fn, arg, false);
+
+	if (ret && test_holds_slab_mutex)
+		unlock_slabs();
+	KUNIT_ASSERT_EQ(test, ret, 0);
 }
 
 /*
@@ -297,7 +320,7 @@ static struct kmem_cache_list *full_lifo_locked(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(ctx->s, hiwater, hiwater / 2),
 			0);
 	ctx->nr = hiwater;
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	run_on(test, 0, do_alloc, ctx);
 	run_on(test, 0, do_free, ctx);
 	return cpu_list(ctx->s, 0);
@@ -427,14 +450,31 @@ static void slqb_test_flush_batch(struct kunit *test)
 	fc.objs.s = s;
 	fc.rest.s = s;
 	fc.objs.nr = s->hiwater + 1;
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	run_on(test, 0, flush_fn, &fc);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 
 	KUNIT_EXPECT_EQ(test, fc.flushes, 1U);
 	KUNIT_EXPECT_EQ(test, fc.before, s->hiwater);
 	KUNIT_EXPECT_EQ(test, fc.after, s->hiwater + 1 - s->freebatch);
 	destroy_empty(test, s);
+}
+
+/*
+ * A cache for the tests of remote frees between CPU @a and CPU @b of
+ * another node, with a short LIFO (hiwater 32, freebatch 8), so that its
+ * caps are reached with few objects. Skips the test without such CPUs.
+ */
+static struct kmem_cache *remote_test_cache(struct kunit *test,
+					    const char *name, int *a, int *b)
+{
+	struct kmem_cache *s;
+
+	if (!cpus_on_two_nodes(a, b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+	s = test_cache(test, name, TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	return s;
 }
 
 /*
@@ -453,18 +493,14 @@ static void slqb_test_remote_free_cross_node(struct kunit *test)
 	int a, b;
 	void *p;
 
-	if (!cpus_on_two_nodes(&a, &b))
-		kunit_skip(test, "needs online CPUs on two memory nodes");
-
-	s = test_cache(test, "slqb_test_remote", TEST_OBJ_SIZE, 0, 0, NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	s = remote_test_cache(test, "slqb_test_remote", &a, &b);
 	ctx.s = s;
 	drain.s = s;
 	drain2.s = s;
 	la = cpu_list(s, a);
 	cb = per_cpu_ptr(s->cpu_slab, b);
 
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	ctx.nr = s->freebatch - 1;
 	run_on(test, a, do_alloc, &ctx);
 	run_on(test, b, do_free, &ctx);
@@ -494,7 +530,7 @@ static void slqb_test_remote_free_cross_node(struct kunit *test)
 	run_on(test, a, do_free, &ctx);
 	run_on(test, a, do_free, &drain);
 	run_on(test, a, do_free, &drain2);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 
 	destroy_empty(test, s);
 }
@@ -520,7 +556,7 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 	lb = cpu_list(s, b);
 	ctx.nr = s->freebatch;
 
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	run_on(test, a, do_alloc, &ctx);
 	run_on(test, b, do_free, &ctx);
 	KUNIT_EXPECT_EQ(test, lb->nr, s->freebatch);
@@ -528,7 +564,7 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 	run_on(test, b, do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, lb->nr, 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 
 	destroy_empty(test, s);
 }
@@ -551,7 +587,7 @@ static void owner_allocates(struct kunit *test, int a, unsigned long ticks,
 	unsigned long start, stamp;
 
 	slqb_test_busy_ticks(ctx->s, ticks);
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	start = jiffies;
 	run_on(test, a, do_alloc, ctx);
 	stamp = READ_ONCE(cpu_of(ctx->s, a)->dry_stamp);
@@ -617,14 +653,14 @@ static void slqb_test_remote_runs_by_owner(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mix.nr, s->freebatch);
 	KUNIT_ASSERT_GE(test, x, s->freebatch / 2);
 
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	run_on(test, b, do_free, &mix);
 	KUNIT_EXPECT_EQ(test, lb->nr, s->freebatch);
 	run_on(test, b, do_trim, &mix);
 	KUNIT_EXPECT_EQ(test, lb->nr, 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
 	run_on(test, a, do_free, &rest);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 
 	destroy_empty(test, s);
 }
@@ -649,11 +685,7 @@ static void check_remote_cap(struct kunit *test, bool busy)
 	unsigned int cap;
 	int a, b;
 
-	if (!cpus_on_two_nodes(&a, &b))
-		kunit_skip(test, "needs online CPUs on two memory nodes");
-
-	s = test_cache(test, "slqb_test_cap", TEST_OBJ_SIZE, 0, 0, NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	s = remote_test_cache(test, "slqb_test_cap", &a, &b);
 	cap = SLQB_REMOTE_CAP * s->hiwater;
 	if (busy) {
 		cap = test_busy_cap(s);
@@ -691,7 +723,7 @@ static void check_remote_cap(struct kunit *test, bool busy)
 			0U);
 #endif
 	run_on(test, a, do_free, &rest);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
@@ -709,102 +741,102 @@ static void slqb_test_remote_cap_busy(struct kunit *test)
 	check_remote_cap(test, true);
 }
 
+/* What CPU B frees of the owner's objects before the owner stops. */
+enum owner_left {
+	/* Past the shorter cap but under the longer: they wait on the queue. */
+	LEFT_QUEUE,
+	/* Past the longer cap: a claim fills the LIFO up to that cap. */
+	LEFT_LIFO,
+	/*
+	 * Fewer than the shorter cap, which the test then has the owner
+	 * claim, as a push that found the owner stopped would have: the
+	 * owner allocates again by the time the claim runs, so it takes
+	 * them all, and no push armed the timer.
+	 */
+	LEFT_CLAIMED,
+};
+
 /*
- * A queue that an allocating owner was left with, past the cap of an owner
- * that stopped, is claimed soon after the owner stops: here its busy window
- * is two seconds long, and nothing else (no push, no trim pass) comes to
- * claim the queue.
+ * What a CPU that allocates was left with, more than an owner that stopped
+ * keeps, is given back soon after it stops: a queue past the shorter cap is
+ * claimed, and a LIFO past hiwater is flushed, each down to hiwater on the
+ * LIFO and the rest into the slabs. Here the owner's busy window is two
+ * seconds long, and nothing else (no free, no trim pass) comes to claim
+ * the queue or flush the LIFO.
  */
-static void slqb_test_remote_cap_stopped(struct kunit *test)
+static void check_owner_stops(struct kunit *test, enum owner_left left)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
 	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	unsigned int cap, short_cap, queued, claimed, left_nr;
 	struct kmem_cache_list *la;
 	unsigned long deadline;
 	struct kmem_cache *s;
-	int a, b, queued;
+	int a, b;
 
-	if (!cpus_on_two_nodes(&a, &b))
-		kunit_skip(test, "needs online CPUs on two memory nodes");
-
-	s = test_cache(test, "slqb_test_cap_stop", TEST_OBJ_SIZE, 0, 0, NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	s = remote_test_cache(test, "slqb_test_cap_stop", &a, &b);
+	cap = test_busy_cap(s);
+	short_cap = SLQB_REMOTE_CAP * s->hiwater;
+	KUNIT_ASSERT_LT(test, 2 * short_cap, cap);
+	if (left == LEFT_QUEUE)
+		ctx.nr = 2 * short_cap;
+	else if (left == LEFT_LIFO)
+		ctx.nr = cap + cap / 2;
+	else
+		ctx.nr = (short_cap + s->hiwater) / 2;
+	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
 	ctx.s = s;
 	rest.s = s;
 	la = cpu_list(s, a);
-	ctx.nr = 2 * SLQB_REMOTE_CAP * s->hiwater;
-	KUNIT_ASSERT_LT(test, ctx.nr, test_busy_cap(s));
 
 	owner_allocates(test, a, 2 * HZ, &ctx, &rest);
 	run_on(test, b, do_free, &ctx);
+	if (left == LEFT_CLAIMED)
+		irq_work_queue_on(&la->claim_work, a);
 	irq_work_sync(&la->claim_work);
 	queued = atomic_read(&la->remote_nr);
+	claimed = READ_ONCE(la->nr);
 	/* The frees took less than the window: the owner was left alone. */
 	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
 					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
 					    2 * HZ));
-	KUNIT_EXPECT_EQ(test, queued, (int)ctx.nr);
 	deadline = jiffies + 10 * HZ;
-	while (atomic_read(&la->remote_nr) && time_before(jiffies, deadline))
+	while ((READ_ONCE(la->nr) > s->hiwater ||
+		atomic_read(&la->remote_nr)) && time_before(jiffies, deadline))
 		msleep(20);
 	irq_work_sync(&la->claim_work);
+	left_nr = READ_ONCE(la->nr);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
-	KUNIT_EXPECT_GT(test, la->nr, 0U);
-	KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
+	KUNIT_EXPECT_EQ(test, left_nr, s->hiwater);
+	if (left == LEFT_QUEUE) {
+		KUNIT_EXPECT_EQ(test, queued, ctx.nr);
+		KUNIT_EXPECT_EQ(test, claimed, 0U);
+	} else if (left == LEFT_LIFO) {
+		KUNIT_EXPECT_EQ(test, claimed, cap);
+	} else {
+		KUNIT_EXPECT_EQ(test, queued, 0U);
+		KUNIT_EXPECT_EQ(test, claimed, ctx.nr);
+	}
 	run_on(test, a, do_free, &rest);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
 }
 
-/*
- * A claim that filled an allocating owner's LIFO up to the busy cap is
- * undone soon after the owner stops: the LIFO goes back to hiwater and the
- * rest of the queue into the slabs. Here the owner's busy window is two
- * seconds long, and nothing else (no free, no trim pass) comes to flush
- * the LIFO.
- */
+static void slqb_test_remote_cap_stopped(struct kunit *test)
+{
+	check_owner_stops(test, LEFT_QUEUE);
+}
+
 static void slqb_test_remote_cap_lifo_stopped(struct kunit *test)
 {
-	struct slqb_test_ctx ctx = { .objs = test_array(test) };
-	struct slqb_test_ctx rest = { .objs = test_array(test) };
-	struct kmem_cache_list *la;
-	unsigned long deadline;
-	struct kmem_cache *s;
-	unsigned int cap, claimed, left;
-	int a, b;
+	check_owner_stops(test, LEFT_LIFO);
+}
 
-	if (!cpus_on_two_nodes(&a, &b))
-		kunit_skip(test, "needs online CPUs on two memory nodes");
-
-	s = test_cache(test, "slqb_test_cap_lifo", TEST_OBJ_SIZE, 0, 0, NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
-	cap = test_busy_cap(s);
-	ctx.s = s;
-	rest.s = s;
-	la = cpu_list(s, a);
-	ctx.nr = cap + cap / 2;
-	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
-
-	owner_allocates(test, a, 2 * HZ, &ctx, &rest);
-	run_on(test, b, do_free, &ctx);
-	irq_work_sync(&la->claim_work);
-	claimed = READ_ONCE(la->nr);
-	deadline = jiffies + 10 * HZ;
-	while ((READ_ONCE(la->nr) > s->hiwater ||
-		atomic_read(&la->remote_nr)) && time_before(jiffies, deadline))
-		msleep(20);
-	left = READ_ONCE(la->nr);
-	/* The claim ran while the owner was still allocating. */
-	KUNIT_EXPECT_EQ(test, claimed, cap);
-	KUNIT_EXPECT_LE(test, left, s->hiwater);
-	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
-	run_on(test, a, do_free, &rest);
-	mutex_unlock(&slab_mutex);
-	slqb_test_busy_ticks(NULL, 0);
-
-	destroy_empty(test, s);
+static void slqb_test_remote_claim_stopped(struct kunit *test)
+{
+	check_owner_stops(test, LEFT_CLAIMED);
 }
 
 /*
@@ -821,11 +853,7 @@ static void slqb_test_long_lifo_flush(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b;
 
-	if (!cpus_on_two_nodes(&a, &b))
-		kunit_skip(test, "needs online CPUs on two memory nodes");
-
-	s = test_cache(test, "slqb_test_long_lifo", TEST_OBJ_SIZE, 0, 0, NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	s = remote_test_cache(test, "slqb_test_long_lifo", &a, &b);
 	ctx.s = s;
 	rest.s = s;
 	one.s = s;
@@ -844,7 +872,7 @@ static void slqb_test_long_lifo_flush(struct kunit *test)
 	run_on(test, a, do_free, &one);
 	KUNIT_EXPECT_EQ(test, la->nr, s->hiwater + 1 - s->freebatch);
 	run_on(test, a, do_free, &rest);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
@@ -966,12 +994,12 @@ static void slqb_test_thisnode_lifo(struct kunit *test)
 	ctx.old = cpu_to_mem(a);
 	ctx.new = cpu_to_mem(b);
 
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	run_on(test, a, do_alloc, &fill);
 	run_on(test, a, do_free, &fill);
 	KUNIT_EXPECT_GE(test, cpu_list(s, a)->nr, 16U);
 	run_on(test, a, do_thisnode_after_move, &ctx);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 
 	for (i = 0; i < 2; i++) {
 		KUNIT_ASSERT_NOT_NULL(test, ctx.objs[i]);
@@ -1070,7 +1098,7 @@ static void slqb_test_trim_contended(struct kunit *test)
 	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(t.done),
 			       "the pass ended while slab_mutex was held");
 	KUNIT_EXPECT_EQ(test, l->nr, before);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	flush_work(&t.work);
 	destroy_work_on_stack(&t.work);
 	KUNIT_EXPECT_TRUE(test, t.done);
@@ -1251,9 +1279,9 @@ static void check_new_slab_refilled(struct kunit *test, int cpu, int freer)
 				0, NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(ctx.held.s, 16, 8), 0);
 	/* Keeps the trim work from flushing the refilled LIFO meanwhile. */
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	err = smp_call_on_cpu(cpu, alloc_refilled, &ctx, false);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, ctx.w.calls, 1U);
 	KUNIT_EXPECT_TRUE(test, ctx.w.irqs_enabled);
@@ -1324,9 +1352,9 @@ static void slqb_test_shutdown_busy(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 
 	cpus_read_lock();
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	ret = __kmem_cache_shutdown(s);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	cpus_read_unlock();
 	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 1L);
@@ -1442,12 +1470,12 @@ static void slqb_test_freeptr_mid(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	/* No trim pass moves b while its words are checked. */
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	kmem_cache_free(s, a);
 	kmem_cache_free(s, b);
 	overwrite_word(test, s, b, 0);
 	overwrite_word(test, s, b, s->object_size - sizeof(void *));
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	destroy_empty(test, s);
 }
 
@@ -1492,9 +1520,9 @@ static void slqb_test_typesafe_by_rcu(struct kunit *test)
 	/* No reserve: the empty slab is freed, after a grace period. */
 	rc.s->reserve = 0;
 	kmem_cache_shrink(rc.s);
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	run_on(test, 0, rcu_fn, &rc);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	KUNIT_EXPECT_TRUE(test, rc.emptied);
 	KUNIT_EXPECT_TRUE(test, rc.still_slab);
 	kmem_cache_destroy(rc.s);
@@ -1681,9 +1709,9 @@ static void check_lockless_pop_aba(struct kunit *test, bool bulk)
 	s = test_cache(test, "slqb_test_aba", TEST_OBJ_SIZE, 0, 0, NULL);
 	aba.s = s;
 	/* slab_mutex keeps the trim work off the LIFO. */
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	run_on(test, 0, lockless_pop_aba_fn, &aba);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	if (aba.popped == ERR_PTR(-EOPNOTSUPP)) {
 		kmem_cache_destroy(s);
 		kunit_skip(test, "no lockless pop on this architecture");
@@ -2188,7 +2216,7 @@ static void slqb_test_trim_idle(struct kunit *test)
 	expect_poisoned(test, l->freelist, true);
 	if (l->nr != s->hiwater || s->freebatch != batch) {
 		/* Not an assertion: slab_mutex must not stay held. */
-		mutex_unlock(&slab_mutex);
+		unlock_slabs();
 		return;
 	}
 
@@ -2213,7 +2241,7 @@ static void slqb_test_trim_idle(struct kunit *test)
 		run_on(test, 0, do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 1L);
 	KUNIT_EXPECT_LE(test, passes, halvings);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	kmem_cache_free(s, ctx.objs[0]);
 	destroy_empty(test, s);
 }
@@ -2295,7 +2323,7 @@ static void slqb_test_reserve(struct kunit *test)
 	ctx.nr = s->hiwater + 2 * (s->reserve + 1) * s->objects;
 	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
 
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	run_on(test, 0, do_alloc, &ctx);
 	run_on(test, 0, do_free, &ctx);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), (int)s->reserve);
@@ -2312,17 +2340,17 @@ static void slqb_test_reserve(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w.calls, 0U);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
 	run_on(test, 0, do_free, &ctx);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
 
 	ctx.nr = s->hiwater + 2 * (s->reserve + 1) * s->objects;
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	run_on(test, 0, do_alloc, &ctx);
 	run_on(test, 0, do_free, &ctx);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 	KUNIT_EXPECT_GT(test, node_reserve(s, 0), 0);
 	KUNIT_EXPECT_GT(test, slqb_test_shrinker(true), 0UL);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
@@ -2346,21 +2374,21 @@ static void slqb_test_cpu_offline(struct kunit *test)
 	s = test_cache(test, "slqb_test_hotplug", TEST_OBJ_SIZE, 0, 0, NULL);
 	ctx.s = s;
 	ctx.nr = 3 * s->objects;
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	run_on(test, victim, do_alloc, &ctx);
 	/* Half go back to the victim's LIFO, half stay allocated. */
 	ctx.nr /= 2;
 	run_on(test, victim, do_free, &ctx);
 	KUNIT_EXPECT_GT(test, cpu_list(s, victim)->nr, 0U);
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 
 	KUNIT_ASSERT_EQ(test, remove_cpu(victim), 0);
-	mutex_lock(&slab_mutex);
+	lock_slabs();
 	KUNIT_EXPECT_EQ(test, cpu_list(s, victim)->nr, 0U);
 	KUNIT_EXPECT_TRUE(test, list_empty(&cpu_list(s, victim)->partial));
 	live = total_slabs(s) * s->objects - total_free(s);
 	KUNIT_EXPECT_EQ(test, live, (long)(3 * s->objects - ctx.nr));
-	mutex_unlock(&slab_mutex);
+	unlock_slabs();
 
 	ctx.objs += ctx.nr;
 	ctx.nr = 3 * s->objects - ctx.nr;
@@ -2490,6 +2518,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_remote_cap_busy),
 	KUNIT_CASE(slqb_test_remote_cap_stopped),
 	KUNIT_CASE(slqb_test_remote_cap_lifo_stopped),
+	KUNIT_CASE(slqb_test_remote_claim_stopped),
 	KUNIT_CASE(slqb_test_long_lifo_flush),
 	KUNIT_CASE(slqb_test_alloc_node),
 	KUNIT_CASE(slqb_test_node_try_first),

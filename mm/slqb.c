@@ -843,8 +843,22 @@ static bool queue_over_cap(struct kmem_cache *s, struct kmem_cache_list *l)
 }
 
 /*
+ * Whether @l holds more than an owner that stopped allocating would keep:
+ * a queue past the shorter cap, or a LIFO past @hiwater. On the owner's CPU.
+ */
+static bool kept_for_busy(struct kmem_cache *s, struct kmem_cache_list *l,
+			  unsigned int hiwater)
+{
+	return queue_over_cap(s, l) || READ_ONCE(l->nr) > hiwater;
+}
+
+/*
  * Have slqb_cap_timer() look at @owner's queue and LIFO once the busy
  * window that began at @stamp is over, unless it is armed already.
+ *
+ * With CONFIG_DEBUG_OBJECTS_TIMERS, arming the timer may allocate a debug
+ * object: the allocator is re-entered here, from the free path or from the
+ * claim's irq_work, with the lists of this CPU and of @owner consistent.
  */
 static void arm_cap_timer(struct kmem_cache *s, struct kmem_cache_cpu *owner,
 			  unsigned long stamp)
@@ -870,14 +884,12 @@ static void arm_cap_timer(struct kmem_cache *s, struct kmem_cache_cpu *owner,
  * objects through their slabs back to the page allocator, for the owner to
  * allocate new slabs. The timer makes sure that a queue left past the
  * shorter cap, when the owner stops, is claimed once the owner's busy window
- * is over (slqb_cap_timer()).
+ * is over, and that a LIFO such a claim left past hiwater is flushed back
+ * to it (slqb_cap_timer()).
  *
  * @queued is what this push counted; pushes that go on until the claim has
- * run, from this CPU or others, can take the queue somewhat further.
- *
- * With CONFIG_DEBUG_OBJECTS_TIMERS, arming the timer may allocate a debug
- * object: the allocator is re-entered here, from the free path, with this
- * CPU's rlist already handed over and its lists consistent.
+ * run, from this CPU or others, can take the queue somewhat further. This
+ * CPU's rlist is already handed over when the timer is armed.
  */
 static void remote_over_cap(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			    struct kmem_cache_list *target, int queued)
@@ -1104,7 +1116,8 @@ static void slqb_claim_work(struct irq_work *work)
 	struct kmem_cache *s = l->cache;
 	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
 	unsigned long stamp = READ_ONCE(c->dry_stamp);
-	unsigned int keep = s->hiwater;
+	unsigned int hiwater = READ_ONCE(s->hiwater);
+	unsigned int keep = hiwater;
 	LIST_HEAD(discard);
 
 	if (WARN_ON_ONCE(&c->list != l))
@@ -1112,8 +1125,13 @@ static void slqb_claim_work(struct irq_work *work)
 	if (owner_busy(s, stamp))
 		keep = busy_cap(s);
 	claim_capped(s, c, keep, &discard);
-	/* Once the owner stops, the LIFO goes back to hiwater. */
-	if (l->nr > s->hiwater)
+	/*
+	 * Once the owner stops, the LIFO goes back to hiwater. The pushes
+	 * usually armed the timer already, but not when one push took the
+	 * queue past the longer cap at once, nor when the owner began to
+	 * allocate after the push that queued this claim.
+	 */
+	if (l->nr > hiwater)
 		arm_cap_timer(s, c, stamp);
 	slqb_discard_slabs(s, &discard);
 }
@@ -1134,6 +1152,7 @@ static void slqb_cap_timer(struct timer_list *t)
 	struct kmem_cache_list *l = &c->list;
 	struct kmem_cache *s = l->cache;
 	unsigned long stamp = READ_ONCE(c->dry_stamp), flags;
+	unsigned int hiwater = READ_ONCE(s->hiwater);
 	bool busy = owner_busy(s, stamp);
 	LIST_HEAD(discard);
 
@@ -1142,7 +1161,7 @@ static void slqb_cap_timer(struct timer_list *t)
 		clear_bit(0, &c->cap_armed);
 		return;
 	}
-	if (busy && (queue_over_cap(s, l) || READ_ONCE(l->nr) > s->hiwater)) {
+	if (busy && kept_for_busy(s, l, hiwater)) {
 		mod_timer(t, stamp + busy_ticks(s));
 		return;
 	}
@@ -1150,16 +1169,20 @@ static void slqb_cap_timer(struct timer_list *t)
 	/* Either a push sees the bit clear, or this sees its objects. */
 	smp_mb__after_atomic();
 	if (busy) {
-		/* A push came in between and found the bit still set. */
-		if (queue_over_cap(s, l) && !test_and_set_bit(0, &c->cap_armed))
+		/*
+		 * A push, or a claim that interrupted this timer, came in
+		 * between and found the bit still set.
+		 */
+		if (kept_for_busy(s, l, hiwater) &&
+		    !test_and_set_bit(0, &c->cap_armed))
 			mod_timer(t, stamp + busy_ticks(s));
 		return;
 	}
 	local_irq_save(flags);
 	if (queue_over_cap(s, l))
-		claim_capped(s, c, s->hiwater, &discard);
-	if (l->nr > s->hiwater)
-		flush_lifo(s, c, l->nr - s->hiwater, &discard);
+		claim_capped(s, c, hiwater, &discard);
+	if (l->nr > hiwater)
+		flush_lifo(s, c, l->nr - hiwater, &discard);
 	local_irq_restore(flags);
 	slqb_discard_slabs(s, &discard);
 }
@@ -1691,11 +1714,11 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		 * freebatch from its cold end. A claim of the remote queue
 		 * (claim_to_lifo(), or slqb_claim_work() while this CPU
 		 * allocates) may have left it longer, by up to about
-		 * SLQB_REMOTE_BUSY_MAX objects: flush all that in the same
-		 * walk, down to where a flush usually leaves the LIFO, rather
-		 * than walk past most of it for each freebatch. A write to
-		 * the tunables in between may leave the LIFO short of
-		 * hiwater: then flush freebatch.
+		 * busy_cap() objects: flush all that in the same walk, down
+		 * to where a flush usually leaves the LIFO, rather than walk
+		 * past most of it for each freebatch. A write to the
+		 * tunables in between may leave the LIFO short of hiwater:
+		 * then flush freebatch.
 		 */
 		if (nr > hiwater && batch <= hiwater)
 			nr -= hiwater + 1 - batch;
