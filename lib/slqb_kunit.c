@@ -2357,6 +2357,50 @@ static void slqb_test_reserve(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * A claim of an allocating owner's queue that finds the owner's LIFO full
+ * sends the objects into their slabs. The slabs that this empties wait in
+ * the node's reserve, past its usual bound but within the longer cap's
+ * worth of slabs, for the owner to allocate them again; once the owner
+ * stops, the cap timer gives them back down to the usual bound. Here CPU B
+ * frees three caps' worth: the first claim fills A's LIFO, the second
+ * finds it full, and the rest waits on the queue for the timer.
+ */
+static void slqb_test_remote_claim_reserve(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	unsigned long deadline;
+	struct kmem_cache *s;
+	unsigned int bound;
+	int a, b, kept;
+
+	s = remote_test_cache(test, "slqb_test_claim_reserve", &a, &b);
+	bound = s->reserve + test_busy_cap(s) / s->objects;
+	ctx.s = s;
+	rest.s = s;
+	ctx.nr = 3 * test_busy_cap(s);
+	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
+
+	owner_allocates(test, a, 2 * HZ, &ctx, &rest);
+	run_on(test, b, do_free, &ctx);
+	irq_work_sync(&cpu_list(s, a)->claim_work);
+	kept = node_reserve(s, a);
+	KUNIT_EXPECT_GT(test, kept, (int)s->reserve);
+	KUNIT_EXPECT_LE(test, kept, (int)bound);
+
+	deadline = jiffies + 10 * HZ;
+	while (node_reserve(s, a) > (int)s->reserve &&
+	       time_before(jiffies, deadline))
+		msleep(20);
+	KUNIT_EXPECT_LE(test, node_reserve(s, a), (int)s->reserve);
+	run_on(test, a, do_free, &rest);
+	unlock_slabs();
+	slqb_test_busy_ticks(NULL, 0);
+
+	destroy_empty(test, s);
+}
+
 /* A CPU going offline loses no object. */
 static void slqb_test_cpu_offline(struct kunit *test)
 {
@@ -2555,6 +2599,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_trim_idle),
 	KUNIT_CASE(slqb_test_trim_wakes_idle),
 	KUNIT_CASE(slqb_test_reserve),
+	KUNIT_CASE(slqb_test_remote_claim_reserve),
 	KUNIT_CASE(slqb_test_trim_contended),
 	KUNIT_CASE(slqb_test_cpu_offline),
 	KUNIT_CASE(slqb_test_tunables),

@@ -498,19 +498,21 @@ static void free_slabs(struct kmem_cache *s, struct list_head *discard)
  * again does not go through the page allocator, and build a freelist, for
  * every slab. The node's list owns them, under its list_lock, with every
  * object on the slab's freelist. Trim, shrink, the shrinker and memory
- * hotplug give them back. Debugged caches keep none.
+ * hotplug give them back. Debugged caches keep none. Up to @limit slabs:
+ * s->reserve, or more for the claim of an allocating owner's queue (see
+ * slqb_claim_work()).
  */
-static bool reserve_slab(struct kmem_cache *s, struct slab *slab)
+static bool reserve_slab(struct kmem_cache *s, struct slab *slab,
+			 unsigned int limit)
 {
 	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
 	unsigned long flags;
 	bool kept = false;
 
-	if (!n || slqb_debug_cache(s) ||
-	    READ_ONCE(n->list.nr_empty) >= READ_ONCE(s->reserve))
+	if (!n || slqb_debug_cache(s) || READ_ONCE(n->list.nr_empty) >= limit)
 		return false;
 	spin_lock_irqsave(&n->list_lock, flags);
-	if (n->list.nr_empty < READ_ONCE(s->reserve)) {
+	if (n->list.nr_empty < limit) {
 		WRITE_ONCE(slab->list, &n->list);
 		list_own_slab(&n->list, slab);
 		list_add(&slab->slab_list, &n->list.empty);
@@ -577,15 +579,21 @@ static void reserve_release_all(struct kmem_cache *s)
  * back here once their lists are consistent again: freeing a slab may call
  * kfree() (memcg vectors), which re-enters the allocator.
  */
-void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard)
+static void discard_slabs(struct kmem_cache *s, struct list_head *discard,
+			  unsigned int limit)
 {
 	struct slab *slab, *next;
 
 	list_for_each_entry_safe(slab, next, discard, slab_list) {
 		list_del(&slab->slab_list);
-		if (!reserve_slab(s, slab))
+		if (!reserve_slab(s, slab, limit))
 			release_slab(s, slab);
 	}
+}
+
+void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard)
+{
+	discard_slabs(s, discard, READ_ONCE(s->reserve));
 }
 
 /*
@@ -844,12 +852,16 @@ static bool queue_over_cap(struct kmem_cache *s, struct kmem_cache_list *l)
 
 /*
  * Whether @l holds more than an owner that stopped allocating would keep:
- * a queue past the shorter cap, or a LIFO past @hiwater. On the owner's CPU.
+ * a queue past the shorter cap, a LIFO past @hiwater, or a reserve past
+ * its bound on the owner's node. On the owner's CPU.
  */
 static bool kept_for_busy(struct kmem_cache *s, struct kmem_cache_list *l,
 			  unsigned int hiwater)
 {
-	return queue_over_cap(s, l) || READ_ONCE(l->nr) > hiwater;
+	struct kmem_cache_node *n = get_node(s, slqb_local_node());
+
+	return queue_over_cap(s, l) || READ_ONCE(l->nr) > hiwater ||
+	       (n && READ_ONCE(n->list.nr_empty) > READ_ONCE(s->reserve));
 }
 
 /*
@@ -1107,7 +1119,11 @@ static void claim_capped(struct kmem_cache *s, struct kmem_cache_cpu *c,
  * that long holds nothing that it could not already hold. Topped up to
  * hiwater only, it would send most of a queue that a faster freer filled
  * through its slabs back to the page allocator, and then allocate new
- * slabs for the same objects.
+ * slabs for the same objects. For the same reason, the slabs that the rest
+ * of its queue empties may wait in the node's reserve, up to busy_cap()
+ * objects' worth beyond its bound: a freer that outruns the owner by more
+ * than the LIFO holds would otherwise have them freed and allocated again,
+ * a whole batch at a time, where slabs of order 3 have no reserve at all.
  */
 static void slqb_claim_work(struct irq_work *work)
 {
@@ -1117,34 +1133,37 @@ static void slqb_claim_work(struct irq_work *work)
 	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
 	unsigned long stamp = READ_ONCE(c->dry_stamp);
 	unsigned int hiwater = READ_ONCE(s->hiwater);
-	unsigned int keep = hiwater;
+	unsigned int keep = hiwater, room = 0;
 	LIST_HEAD(discard);
 
 	if (WARN_ON_ONCE(&c->list != l))
 		return;
-	if (owner_busy(s, stamp))
+	if (owner_busy(s, stamp)) {
 		keep = busy_cap(s);
+		room = keep / s->objects;
+	}
 	claim_capped(s, c, keep, &discard);
+	discard_slabs(s, &discard, READ_ONCE(s->reserve) + room);
 	/*
 	 * Once the owner stops, the LIFO goes back to hiwater. The pushes
 	 * usually armed the timer already, but not when one push took the
 	 * queue past the longer cap at once, nor when the owner began to
 	 * allocate after the push that queued this claim.
 	 */
-	if (l->nr > hiwater)
+	if (kept_for_busy(s, l, hiwater))
 		arm_cap_timer(s, c, stamp);
-	slqb_discard_slabs(s, &discard);
 }
 
 /*
  * Armed when a push took the queue of an owner that allocates past the
  * shorter cap (remote_over_cap()), or when a claim left such an owner's
- * LIFO longer than hiwater (slqb_claim_work()), it runs on the owner's CPU
- * once the owner's busy window is over. While the owner has extended its
- * window, it waits for the end of the new window. Once the owner stopped,
- * it gives back what was kept for an owner that allocates: it claims a
- * queue past the shorter cap, as the irq_work would have, and flushes the
- * LIFO down to hiwater.
+ * LIFO or node reserve past its bound (slqb_claim_work()), it runs on the
+ * owner's CPU once the owner's busy window is over. While the owner has
+ * extended its window, it waits for the end of the new window. Once the
+ * owner stopped, it gives back what was kept for an owner that allocates:
+ * it claims a queue past the shorter cap, as the irq_work would have,
+ * flushes the LIFO down to hiwater and frees the local node's reserve
+ * down to its bound.
  */
 static void slqb_cap_timer(struct timer_list *t)
 {
@@ -1154,6 +1173,7 @@ static void slqb_cap_timer(struct timer_list *t)
 	unsigned long stamp = READ_ONCE(c->dry_stamp), flags;
 	unsigned int hiwater = READ_ONCE(s->hiwater);
 	bool busy = owner_busy(s, stamp);
+	struct kmem_cache_node *n;
 	LIST_HEAD(discard);
 
 	/* Moved off a CPU that went offline, whose queue is taken care of. */
@@ -1185,6 +1205,9 @@ static void slqb_cap_timer(struct timer_list *t)
 		flush_lifo(s, c, l->nr - hiwater, &discard);
 	local_irq_restore(flags);
 	slqb_discard_slabs(s, &discard);
+	n = get_node(s, slqb_local_node());
+	if (n)
+		reserve_release(s, n, READ_ONCE(s->reserve));
 }
 
 /* Allocation */
