@@ -182,7 +182,8 @@ mem_returned() {
 	now=$(slab_kb Slab)
 	limit=$(( MEM_BEFORE + MEM_BEFORE / 10 + 512 ))
 	! memhp_on || limit=$(( limit + 1024 ))
-	echo "slab memory: before $MEM_BEFORE kB, after shrink $now kB, limit $limit kB (SReclaimable $(slab_kb SReclaimable) kB)"
+	echo "slab memory: before $MEM_BEFORE kB, after shrink $now kB," \
+	     "limit $limit kB (SReclaimable $(slab_kb SReclaimable) kB)"
 	[ "$now" -le "$limit" ]
 }
 
