@@ -2385,6 +2385,10 @@ static void slqb_test_remote_claim_reserve(struct kunit *test)
 	owner_allocates(test, a, 2 * HZ, &ctx, &rest);
 	run_on(test, b, do_free, &ctx);
 	irq_work_sync(&cpu_list(s, a)->claim_work);
+	/* The frees took less than the window: the owner was still busy. */
+	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
+					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
+					    2 * HZ));
 	kept = node_reserve(s, a);
 	KUNIT_EXPECT_GT(test, kept, (int)s->reserve);
 	KUNIT_EXPECT_LE(test, kept, (int)bound);

@@ -499,7 +499,8 @@ static void free_slabs(struct kmem_cache *s, struct list_head *discard)
  * every slab. The node's list owns them, under its list_lock, with every
  * object on the slab's freelist. Trim, shrink, the shrinker and memory
  * hotplug give them back. Debugged caches keep none. Up to @limit slabs:
- * s->reserve, or more for the claim of an allocating owner's queue (see
+ * s->reserve, or more on the local node for the claim of an allocating
+ * owner's queue, which the owner's cap timer gives back (see
  * slqb_claim_work()).
  */
 static bool reserve_slab(struct kmem_cache *s, struct slab *slab,
@@ -573,27 +574,31 @@ static void reserve_release_all(struct kmem_cache *s)
 		reserve_release(s, n, 0);
 }
 
+/* As slqb_discard_slabs(), with room for @extra more on the local node. */
+static void discard_slabs(struct kmem_cache *s, struct list_head *discard,
+			  unsigned int extra)
+{
+	unsigned int limit = READ_ONCE(s->reserve);
+	int local = extra ? slqb_local_node() : NUMA_NO_NODE;
+	struct slab *slab, *next;
+
+	list_for_each_entry_safe(slab, next, discard, slab_list) {
+		list_del(&slab->slab_list);
+		if (!reserve_slab(s, slab, slab_nid(slab) == local ?
+					   limit + extra : limit))
+			release_slab(s, slab);
+	}
+}
+
 /*
  * Give empty slabs back: to the reserve while it has room, else to the page
  * allocator. Callers collect them while they change lists and give them
  * back here once their lists are consistent again: freeing a slab may call
  * kfree() (memcg vectors), which re-enters the allocator.
  */
-static void discard_slabs(struct kmem_cache *s, struct list_head *discard,
-			  unsigned int limit)
-{
-	struct slab *slab, *next;
-
-	list_for_each_entry_safe(slab, next, discard, slab_list) {
-		list_del(&slab->slab_list);
-		if (!reserve_slab(s, slab, limit))
-			release_slab(s, slab);
-	}
-}
-
 void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard)
 {
-	discard_slabs(s, discard, READ_ONCE(s->reserve));
+	discard_slabs(s, discard, 0);
 }
 
 /*
@@ -865,8 +870,8 @@ static bool kept_for_busy(struct kmem_cache *s, struct kmem_cache_list *l,
 }
 
 /*
- * Have slqb_cap_timer() look at @owner's queue and LIFO once the busy
- * window that began at @stamp is over, unless it is armed already.
+ * Have slqb_cap_timer() look at @owner's queue, LIFO and node reserve once
+ * the busy window that began at @stamp is over, unless it is armed already.
  *
  * With CONFIG_DEBUG_OBJECTS_TIMERS, arming the timer may allocate a debug
  * object: the allocator is re-entered here, from the free path or from the
@@ -1119,11 +1124,14 @@ static void claim_capped(struct kmem_cache *s, struct kmem_cache_cpu *c,
  * that long holds nothing that it could not already hold. Topped up to
  * hiwater only, it would send most of a queue that a faster freer filled
  * through its slabs back to the page allocator, and then allocate new
- * slabs for the same objects. For the same reason, the slabs that the rest
- * of its queue empties may wait in the node's reserve, up to busy_cap()
- * objects' worth beyond its bound: a freer that outruns the owner by more
- * than the LIFO holds would otherwise have them freed and allocated again,
- * a whole batch at a time, where slabs of order 3 have no reserve at all.
+ * slabs for the same objects. For the same reason, the slabs of the local
+ * node that the rest of its queue empties may wait in that node's reserve,
+ * up to busy_cap() objects' worth beyond its bound: a freer that outruns
+ * the owner by more than the LIFO holds would otherwise have them freed and
+ * allocated again, a whole batch at a time, where slabs of order 3 have no
+ * reserve at all. The reserve is the node's: whichever CPU of the node
+ * refills next takes them, and the cap timer of whichever stops gives back
+ * what is past the bound.
  */
 static void slqb_claim_work(struct irq_work *work)
 {
@@ -1143,7 +1151,7 @@ static void slqb_claim_work(struct irq_work *work)
 		room = keep / s->objects;
 	}
 	claim_capped(s, c, keep, &discard);
-	discard_slabs(s, &discard, READ_ONCE(s->reserve) + room);
+	discard_slabs(s, &discard, room);
 	/*
 	 * Once the owner stops, the LIFO goes back to hiwater. The pushes
 	 * usually armed the timer already, but not when one push took the
@@ -2365,14 +2373,14 @@ static void slqb_drain_dead_cpu(struct kmem_cache *s, int cpu)
 {
 	struct kmem_cache_cpu *c = cpu_of(s, cpu);
 	struct kmem_cache_list *l = &c->list;
+	struct kmem_cache_node *n;
 	struct slab *slab, *next;
 	LIST_HEAD(discard);
 	void *head;
 
 	local_irq_disable();
 	list_for_each_entry_safe(slab, next, &l->partial, slab_list) {
-		struct kmem_cache_node *n = get_node(s, slab_nid(slab));
-
+		n = get_node(s, slab_nid(slab));
 		spin_lock(&n->list_lock);
 		list_move_slab(s, l, &n->list, slab);
 		spin_unlock(&n->list_lock);
@@ -2390,6 +2398,10 @@ static void slqb_drain_dead_cpu(struct kmem_cache *s, int cpu)
 	rlist_handover(s, c, &discard);
 	slqb_discard_slabs(s, &discard);
 	local_irq_enable();
+	/* Its cap timer will not run: give back what a claim kept past it. */
+	n = get_node(s, per_cpu(slqb_node, cpu));
+	if (n)
+		reserve_release(s, n, READ_ONCE(s->reserve));
 }
 
 /*
