@@ -1153,10 +1153,11 @@ static void slqb_claim_work(struct irq_work *work)
 	claim_capped(s, c, keep, &discard);
 	discard_slabs(s, &discard, room);
 	/*
-	 * Once the owner stops, the LIFO goes back to hiwater. The pushes
-	 * usually armed the timer already, but not when one push took the
-	 * queue past the longer cap at once, nor when the owner began to
-	 * allocate after the push that queued this claim.
+	 * Once the owner stops, the LIFO goes back to hiwater and the
+	 * reserve to its bound. The pushes usually armed the timer already,
+	 * but not when one push took the queue past the longer cap at once,
+	 * nor when the owner began to allocate after the push that queued
+	 * this claim.
 	 */
 	if (kept_for_busy(s, l, hiwater))
 		arm_cap_timer(s, c, stamp);
