@@ -768,7 +768,7 @@ static void check_owner_stops(struct kunit *test, enum owner_left left)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
 	struct slqb_test_ctx rest = { .objs = test_array(test) };
-	unsigned int cap, short_cap, queued, claimed, left_nr;
+	unsigned int cap, short_cap, queued, claimed, left_nr, left_queue;
 	struct kmem_cache_list *la;
 	unsigned long deadline;
 	struct kmem_cache *s;
@@ -800,13 +800,20 @@ static void check_owner_stops(struct kunit *test, enum owner_left left)
 	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
 					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
 					    2 * HZ));
+	/*
+	 * What was pushed after a claim stays queued if it is no more than
+	 * the shorter cap: nothing claims such a queue before the owner's
+	 * next miss. A slow claim (KASAN) can leave that little behind.
+	 */
+	left_queue = queued > short_cap ? 0 : queued;
 	deadline = jiffies + 10 * HZ;
 	while ((READ_ONCE(la->nr) > s->hiwater ||
-		atomic_read(&la->remote_nr)) && time_before(jiffies, deadline))
+		atomic_read(&la->remote_nr) > (int)left_queue) &&
+	       time_before(jiffies, deadline))
 		msleep(20);
 	irq_work_sync(&la->claim_work);
 	left_nr = READ_ONCE(la->nr);
-	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)left_queue);
 	KUNIT_EXPECT_EQ(test, left_nr, s->hiwater);
 	if (left == LEFT_QUEUE) {
 		KUNIT_EXPECT_EQ(test, queued, ctx.nr);
