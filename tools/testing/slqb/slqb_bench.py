@@ -112,6 +112,7 @@ class Plan:
 	churn: int
 	iperf_s: int
 	workloads: str
+	sys_reps: int		# runs of each timed workload per boot
 
 	def module_params(self, cases: Optional[str] = None,
 			  serial: bool = False) -> str:
@@ -129,10 +130,11 @@ class Plan:
 
 FULL = Plan(sizes='8,16,32,64,128,256,512,1024,2048,4096,8192', rounds=5,
 	    loops=20000, objs=2048, rcu_objs=10000, hackbench='4:50',
-	    churn=200, iperf_s=3, workloads='micro,hackbench,perf,churn,iperf')
+	    churn=200, iperf_s=3, workloads='micro,hackbench,perf,churn,iperf',
+	    sys_reps=5)
 QUICK = Plan(sizes='8,64,512,4096', rounds=3, loops=10000, objs=1024,
 	     rcu_objs=5000, hackbench='2:30', churn=80, iperf_s=2,
-	     workloads='micro,hackbench,perf,churn,iperf')
+	     workloads='micro,hackbench,perf,churn,iperf', sys_reps=3)
 
 
 # ---------------------------------------------------------------- arguments
@@ -278,7 +280,8 @@ def bench_append(plan: Plan, workloads: str, cases: Optional[str],
 	"""The kernel and guest parameters of a bench boot."""
 	return BENCH_KERNEL_PARAMS + ' ' + \
 		bench_params(workloads, plan.module_params(cases, serial),
-			     plan.hackbench, plan.churn, plan.iperf_s, STAT_CASES)
+			     plan.hackbench, plan.churn, plan.iperf_s, STAT_CASES,
+			     plan.sys_reps)
 
 
 def boot_group(icount: bool, arch: str) -> str:

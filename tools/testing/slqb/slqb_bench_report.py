@@ -12,7 +12,8 @@ operation), 'icount-arm64' (arm64 with 2 vCPUs taking turns on one TCG
 thread under -icount: the guest instructions both CPUs ran per operation,
 to about 0.1%), 'tcg' (micro cases under multi-threaded TCG: wall-clock ns per
 operation, the median of a boot's rounds), 'tcg-min' (the same, the fastest
-round), 'tcg-cycles', 'sys' (system workloads) or 'mem' (slab memory).
+round), 'tcg-cycles', 'sys' (system workloads, the median of a boot's repeats),
+'sys-min' (their fastest repeat) or 'mem' (slab memory).
 """
 
 import dataclasses
@@ -31,10 +32,12 @@ TCG_NOTE = ('Absolute times under TCG (QEMU without KVM) mean little: only '
 	    'are exact guest instruction counts (deterministic, blind to cache '
 	    'misses and to what atomics cost on hardware); tcg, sys and mem rows '
 	    'are wall-clock or memory figures, noisy under TCG. A tcg row is the '
-	    'median of a boot\'s rounds, a tcg-min row its fastest round: under '
-	    'MTTCG a round runs in one of two modes about 2x apart, with every '
-	    'allocator, so the median depends on how the modes mixed and the '
-	    'minimum shows the fast mode.')
+	    'median of a boot\'s rounds, a tcg-min row its fastest round, and '
+	    'likewise a sys row is the median of a boot\'s repeats of the '
+	    'workload, a sys-min row the fastest: under MTTCG a round runs in '
+	    'one of two modes about 2x apart, with every allocator, so the '
+	    'median depends on how the modes mixed and the minimum shows the '
+	    'fast mode.')
 
 # Groups of instruction counts: exact (icount) or nearly so (icount-arm64).
 ICOUNT_GROUPS = ('icount', 'icount-arm64')
@@ -123,6 +126,18 @@ def micro_samples(kernel: str, run: int, group: str,
 	return out
 
 
+def sys_samples(kernel: str, run: int, fields: Dict[str, str]) -> List[Sample]:
+	"""The samples of one sys line: the median of the boot's repeats of
+	the workload ('sys') and, when it ran more than once, the fastest
+	repeat ('sys-min', the fast MTTCG mode, as for tcg-min)."""
+	name, unit = fields['name'], fields['unit']
+	out = [Sample(kernel, run, Metric('sys', name, '', unit), float(fields['value']))]
+	if 'min' in fields and int(fields.get('reps', '1')) > 1:
+		out.append(Sample(kernel, run, Metric('sys-min', name, '', unit),
+				  float(fields['min'])))
+	return out
+
+
 def parse_console(lines: Sequence[str], kernel: str, run: int,
 		  group: str) -> Parsed:
 	"""The samples of one bench boot; group is 'icount', 'icount-arm64'
@@ -133,9 +148,7 @@ def parse_console(lines: Sequence[str], kernel: str, run: int,
 			if kind == 'micro':
 				out.samples += micro_samples(kernel, run, group, f)
 			elif kind == 'sys':
-				value = float(f['value'])
-				out.samples.append(Sample(kernel, run, Metric(
-					'sys', f['name'], '', f['unit']), value))
+				out.samples += sys_samples(kernel, run, f)
 			elif kind == 'mem' and group not in ICOUNT_GROUPS:
 				# icount boots run the micro cases only: their memory
 				# readings are not those of the workload boots
@@ -210,7 +223,8 @@ def ratio(subject: Summary, baseline: Summary) -> Optional[Ratio]:
 		     max(per_run), len(per_run))
 
 
-GROUP_ORDER = ('icount', 'icount-arm64', 'tcg', 'tcg-min', 'tcg-cycles', 'sys', 'mem')
+GROUP_ORDER = ('icount', 'icount-arm64', 'tcg', 'tcg-min', 'tcg-cycles', 'sys',
+	       'sys-min', 'mem')
 
 
 def collect(samples: Iterable[Sample]) -> Dict[Metric, Dict[str, Summary]]:

@@ -64,12 +64,17 @@ def shape_params(cpus: int, nodes: int, memnodes: int) -> str:
 
 
 def bench_params(workloads: str, benchmod: str, hackbench: str, churn: int,
-		 iperf: int, statcases: str) -> str:
+		 iperf: int, statcases: str, sysreps: int = 1) -> str:
 	"""What a bench boot runs: the workloads in order, the bench module's
 	parameters (joined by ':'), hackbench groups:loops, the churn rounds,
-	iperf3 seconds and the micro cases of the counters run."""
+	iperf3 seconds, the micro cases of the counters run, and how many
+	times each timed workload (hackbench, perf, churn) runs in a row."""
+	if not 1 <= sysreps <= 99:
+		raise ValueError(f'sysreps={sysreps}: the guest repeats a workload '
+				 '1 to 99 times')
 	return params(bench=workloads, benchmod=benchmod, hackbench=hackbench,
-		      churn=churn, iperf=iperf, statcases=statcases)
+		      churn=churn, iperf=iperf, statcases=statcases,
+		      sysreps=sysreps)
 
 
 def memhp_params(size_mb: int, kernel_node: int, movable_node: int) -> str:

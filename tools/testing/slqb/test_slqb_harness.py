@@ -1038,6 +1038,7 @@ class BenchConsoleTest(unittest.TestCase):
 			('tcg pair cache-200', 'ns/op', 600.0),
 			('tcg-cycles pair cache-200', 'cycles/op', 349.0),
 			('sys hackbench-proc-sock', 's', 0.866),
+			('sys-min hackbench-proc-sock', 's', 0.451),
 			('sys iperf3-tcp', 'Mbit/s', 1982.0),
 			('mem Slab dropped', 'kB', 6208.0),
 			('mem SUnreclaim dropped', 'kB', 5316.0),
@@ -1055,6 +1056,7 @@ class BenchConsoleTest(unittest.TestCase):
 		self.assertEqual(got, [('icount pair kmalloc-64', 'instr/op', 359.0),
 				       ('icount pair cache-200', 'instr/op', 349.0),
 				       ('sys hackbench-proc-sock', 's', 0.866),
+				       ('sys-min hackbench-proc-sock', 's', 0.451),
 				       ('sys iperf3-tcp', 'Mbit/s', 1982.0)])
 
 	def test_icount_arm64_console(self):
@@ -1066,11 +1068,23 @@ class BenchConsoleTest(unittest.TestCase):
 		self.assertEqual(got, [('icount-arm64 pair kmalloc-64', 'instr/op', 628.5),
 				       ('icount-arm64 pair cache-200', 'instr/op', 600.0),
 				       ('sys hackbench-proc-sock', 's', 0.866),
+				       ('sys-min hackbench-proc-sock', 's', 0.451),
 				       ('sys iperf3-tcp', 'Mbit/s', 1982.0)])
 		geo = slqb_bench_report.aggregate(parsed.samples)
 		self.assertIn(slqb_bench_report.Metric('icount-arm64', 'pair', 'geomean',
 						       'instr/op'),
 			      [g.metric for g in geo])
+
+	def test_sys_repeats(self):
+		# one run of a workload has no fastest repeat of its own; a
+		# malformed repeat count drops the line
+		lines = ['SLQB-BENCH sys name=churn value=2.5 min=2.5 reps=1 unit=s',
+			 'SLQB-BENCH sys name=perf value=1.2 min=0.6 reps=x unit=s',
+			 'SLQB-BENCH sys name=hb value=0.4 min=0.25 reps=3 unit=s']
+		parsed = slqb_bench_report.parse_console(lines, 'k', 0, 'tcg')
+		got = [(s.metric.label, s.value) for s in parsed.samples]
+		self.assertEqual(got, [('sys churn', 2.5), ('sys hb', 0.4),
+				       ('sys-min hb', 0.25)])
 
 	def test_unfinished_console(self):
 		parsed = slqb_bench_report.parse_console(self.lines[:5], 'k', 0, 'tcg')
@@ -1348,12 +1362,18 @@ class BenchVariantTest(unittest.TestCase):
 			'slqbtest.benchmod=sizes=8,64,512,4096:rounds=3:loops=10000:'
 			'objs=1024:rcu_objs=5000:cases=pair,rcu',
 			'slqbtest.hackbench=2:30', 'slqbtest.churn=80', 'slqbtest.iperf=2',
-			'slqbtest.statcases=' + slqb_bench.STAT_CASES])
+			'slqbtest.statcases=' + slqb_bench.STAT_CASES, 'slqbtest.sysreps=3'])
 		text = slqb_bench.bench_append(slqb_bench.QUICK, 'micro', 'remote',
 					       serial=True)
 		self.assertIn('slqbtest.benchmod=sizes=8,64,512,4096:rounds=3:'
 			      'loops=10000:objs=1024:rcu_objs=5000:cases=remote:'
 			      'serial=1', text.split())
+
+	def test_bench_params_refuse_repeats(self):
+		for reps in (0, 100):
+			with self.assertRaisesRegex(ValueError, 'sysreps'):
+				slqb_guest.bench_params('micro', 'x=1', '2:30', 80, 2,
+							'pair', reps)
 
 	def test_boot_group(self):
 		self.assertEqual(slqb_bench.boot_group(True, 'x86_64'), 'icount')
