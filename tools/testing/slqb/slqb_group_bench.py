@@ -32,7 +32,7 @@ def fake_console(kernel_factor: float, run_no: int) -> List[str]:
 		f'size=128 cpus=1 ops=10 rounds=3 cycles_op={2 * pair:.1f} ns_op=9.0',
 		'[    1.400000] slqb_bench: SLQB-BENCH skip case=node obj=kmalloc size=64 why=one-memory-node',
 		f'SLQB-BENCH sys name=iperf3-tcp value={100 / kernel_factor:g} unit=Mbit/s',
-		'SLQB-BENCH sys name=churn value=2.5 min=2.0 reps=3 unit=s',
+		'SLQB-BENCH sys name=churn value=2.5 best=2.0 reps=3 unit=s',
 		'SLQB-BENCH end rc=0',
 		'SLQB-GUEST: PASS',
 	]
@@ -54,7 +54,7 @@ def check_parser() -> None:
 	rows = table_rows(stats, Pairing(['slqb', 'slub'], ['slqb'], ['slub']))
 	want = {'icount pair kmalloc-64': '1.20', 'icount pair kmalloc-128': '1.20',
 		'sys iperf3-tcp': '0.83', 'sys churn': '1.00~',
-		'sys-min churn': '1.00~'}
+		'sys-best churn': '1.00~'}
 	got = {r[0]: r[-1] for r in rows[1:]}
 	for label, value in want.items():
 		if got.get(label) != value:

@@ -1038,8 +1038,9 @@ class BenchConsoleTest(unittest.TestCase):
 			('tcg pair cache-200', 'ns/op', 600.0),
 			('tcg-cycles pair cache-200', 'cycles/op', 349.0),
 			('sys hackbench-proc-sock', 's', 0.866),
-			('sys-min hackbench-proc-sock', 's', 0.451),
+			('sys-best hackbench-proc-sock', 's', 0.451),
 			('sys iperf3-tcp', 'Mbit/s', 1982.0),
+			('sys-best iperf3-tcp', 'Mbit/s', 2400.0),
 			('mem Slab dropped', 'kB', 6208.0),
 			('mem SUnreclaim dropped', 'kB', 5316.0),
 			('mem slab_pages dropped', 'pages', 1552.0)])
@@ -1056,8 +1057,9 @@ class BenchConsoleTest(unittest.TestCase):
 		self.assertEqual(got, [('icount pair kmalloc-64', 'instr/op', 359.0),
 				       ('icount pair cache-200', 'instr/op', 349.0),
 				       ('sys hackbench-proc-sock', 's', 0.866),
-				       ('sys-min hackbench-proc-sock', 's', 0.451),
-				       ('sys iperf3-tcp', 'Mbit/s', 1982.0)])
+				       ('sys-best hackbench-proc-sock', 's', 0.451),
+				       ('sys iperf3-tcp', 'Mbit/s', 1982.0),
+				       ('sys-best iperf3-tcp', 'Mbit/s', 2400.0)])
 
 	def test_icount_arm64_console(self):
 		# arm64's get_cycles() ticks at 62.5 MHz: its rows take ns_op,
@@ -1068,23 +1070,52 @@ class BenchConsoleTest(unittest.TestCase):
 		self.assertEqual(got, [('icount-arm64 pair kmalloc-64', 'instr/op', 628.5),
 				       ('icount-arm64 pair cache-200', 'instr/op', 600.0),
 				       ('sys hackbench-proc-sock', 's', 0.866),
-				       ('sys-min hackbench-proc-sock', 's', 0.451),
-				       ('sys iperf3-tcp', 'Mbit/s', 1982.0)])
+				       ('sys-best hackbench-proc-sock', 's', 0.451),
+				       ('sys iperf3-tcp', 'Mbit/s', 1982.0),
+				       ('sys-best iperf3-tcp', 'Mbit/s', 2400.0)])
 		geo = slqb_bench_report.aggregate(parsed.samples)
 		self.assertIn(slqb_bench_report.Metric('icount-arm64', 'pair', 'geomean',
 						       'instr/op'),
 			      [g.metric for g in geo])
 
+	def guest_shell(self, *commands):
+		"""Runs commands in sh after the guest's bench_say, valid_reps
+		and repeat_stats, as init.sh defines them."""
+		with open(os.path.join(os.path.dirname(slqb_guest.__file__), 'guest',
+				       'init.sh'), encoding='utf-8') as f:
+			init = f.read()
+		funcs = [init[init.index(f'\n{name}() {{') + 1:] for name in
+			 ('bench_say', 'valid_reps', 'repeat_stats')]
+		text = '\n'.join(f[:f.index('\n}\n') + 3] for f in funcs)
+		proc = subprocess.run(['sh', '-c', text + '\n'.join(commands)],
+				      capture_output=True, text=True, timeout=60)
+		return proc.stdout.splitlines(), proc.returncode
+
+	def test_guest_repeat_stats(self):
+		# the median and the best of a workload's repeats: times lower,
+		# rates (-r) higher; the median of an even count is the middle
+		# value nearer the best
+		out, rc = self.guest_shell('repeat_stats 0.3 0.1 0.25 0.2; echo',
+					   'repeat_stats -r 2400 1100 2600; echo',
+					   'repeat_stats 7; echo')
+		self.assertEqual((out, rc), (['value=0.2000 best=0.1000',
+					      'value=2400.0000 best=2600.0000',
+					      'value=7.0000 best=7.0000'], 0))
+		for bad in ('0', '100', 'x', '-1', ''):
+			out, rc = self.guest_shell(f'valid_reps hb "{bad}"')
+			self.assertEqual((out, rc), ([f'SLQB-BENCH error name=hb rc=bad-sysreps-{bad}'], 1))
+		self.assertEqual(self.guest_shell('valid_reps hb 99'), ([], 0))
+
 	def test_sys_repeats(self):
 		# one run of a workload has no fastest repeat of its own; a
 		# malformed repeat count drops the line
-		lines = ['SLQB-BENCH sys name=churn value=2.5 min=2.5 reps=1 unit=s',
-			 'SLQB-BENCH sys name=perf value=1.2 min=0.6 reps=x unit=s',
-			 'SLQB-BENCH sys name=hb value=0.4 min=0.25 reps=3 unit=s']
+		lines = ['SLQB-BENCH sys name=churn value=2.5 best=2.5 reps=1 unit=s',
+			 'SLQB-BENCH sys name=perf value=1.2 best=0.6 reps=x unit=s',
+			 'SLQB-BENCH sys name=hb value=0.4 best=0.25 reps=3 unit=s']
 		parsed = slqb_bench_report.parse_console(lines, 'k', 0, 'tcg')
 		got = [(s.metric.label, s.value) for s in parsed.samples]
 		self.assertEqual(got, [('sys churn', 2.5), ('sys hb', 0.4),
-				       ('sys-min hb', 0.25)])
+				       ('sys-best hb', 0.25)])
 
 	def test_unfinished_console(self):
 		parsed = slqb_bench_report.parse_console(self.lines[:5], 'k', 0, 'tcg')

@@ -558,14 +558,30 @@ bench_mem() {	# bench_mem STAGE: slab memory now (no dropping of caches)
 		"slab_pages=$b_pages"
 }
 
+valid_reps() {	# valid_reps NAME N: N is a repeat count, 1 to 99
+	case "$2" in
+	[1-9]|[1-9][0-9]) return 0 ;;
+	esac
+	bench_say "error name=$1 rc=bad-sysreps-$2"
+	return 1
+}
+
+# repeat_stats [-r] VALUE...: "value=MEDIAN best=BEST" of a workload's
+# repeats (of an even count, the middle one nearer BEST). BEST is the least, or
+# with -r (a rate) the largest: under MTTCG a repeat runs in one of two
+# speed modes, and the best shows the fast one.
+repeat_stats() {
+	b_order=-n
+	[ "$1" = -r ] && { b_order=-rn; shift; }
+	echo "$@" | tr ' ' '\n' | sort $b_order | awk '{ v[NR] = $1 }
+		END { printf "value=%.4f best=%.4f", v[int((NR + 1) / 2)], v[1] }'
+}
+
 bench_time() {	# bench_time NAME COMMAND...: wall seconds of COMMAND, slqbtest.sysreps times
 	b_name=$1
 	shift
 	b_reps=$(param sysreps 1)
-	case "$b_reps" in
-	[1-9]|[1-9][0-9]) ;;
-	*) bench_say "error name=$b_name rc=bad-sysreps-$b_reps"; return 1 ;;
-	esac
+	valid_reps "$b_name" "$b_reps" || return 1
 	b_times=""
 	b_n=0
 	while [ $b_n -lt "$b_reps" ]; do
@@ -581,11 +597,7 @@ bench_time() {	# bench_time NAME COMMAND...: wall seconds of COMMAND, slqbtest.s
 		b_times="$b_times $(awk -v a="$b_t0" -v b="$b_t1" 'BEGIN { print b - a }')"
 		b_n=$((b_n + 1))
 	done
-	# the median of the repeats (the lower middle one of an even count)
-	# and the fastest: under MTTCG a repeat runs in one of two speed modes
-	b_val=$(echo $b_times | tr ' ' '\n' | sort -n | awk '{ v[NR] = $1 }
-		END { printf "value=%.4f min=%.4f", v[int((NR + 1) / 2)], v[1] }')
-	bench_say "sys name=$b_name $b_val reps=$b_reps unit=s"
+	bench_say "sys name=$b_name $(repeat_stats $b_times) reps=$b_reps unit=s"
 }
 
 bench_micro() {	# the slqb_bench module; slqbtest.benchmod=a=1:b=2 are its parameters
@@ -687,22 +699,31 @@ churn_loop() {	# churn_loop N: N rounds of sh -c, cat, mkdir, ln, rm
 	rm -rf /tmp/bench-churn
 }
 
-bench_iperf() {	# iperf3 over loopback (skb allocations)
+bench_iperf() {	# iperf3 over loopback (skb allocations), slqbtest.sysreps times
 	command -v iperf3 > /dev/null || { bench_say "skip name=iperf3 why=missing"; return 0; }
-	iperf3 -s -1 > /tmp/iperf-server.out 2>&1 &
-	b_server=$!
-	sleep 1
-	iperf3 -c 127.0.0.1 -t "$(param iperf 3)" -f m > /tmp/iperf.out 2>&1
-	b_rc=$?
-	wait $b_server
-	b_mbit=$(awk '/receiver/ { for (i = 1; i < NF; i++) if ($(i + 1) == "Mbits/sec") v = $i }
-		END { print v }' /tmp/iperf.out)
-	if [ $b_rc -ne 0 ] || [ -z "$b_mbit" ]; then
-		bench_say "error name=iperf3 rc=$b_rc"
-		tail -5 /tmp/iperf.out
-		return 1
-	fi
-	bench_say "sys name=iperf3-tcp value=$b_mbit unit=Mbit/s"
+	b_reps=$(param sysreps 1)
+	valid_reps iperf3-tcp "$b_reps" || return 1
+	b_rates=""
+	b_n=0
+	while [ $b_n -lt "$b_reps" ]; do
+		iperf3 -s -1 > /tmp/iperf-server.out 2>&1 &
+		b_server=$!
+		sleep 1
+		iperf3 -c 127.0.0.1 -t "$(param iperf 3)" -f m > /tmp/iperf.out 2>&1
+		b_rc=$?
+		wait $b_server
+		b_mbit=$(awk '/receiver/ { for (i = 1; i < NF; i++)
+				if ($(i + 1) == "Mbits/sec") v = $i }
+			END { print v }' /tmp/iperf.out)
+		if [ $b_rc -ne 0 ] || [ -z "$b_mbit" ]; then
+			bench_say "error name=iperf3 rc=$b_rc"
+			tail -5 /tmp/iperf.out
+			return 1
+		fi
+		b_rates="$b_rates $b_mbit"
+		b_n=$((b_n + 1))
+	done
+	bench_say "sys name=iperf3-tcp $(repeat_stats -r $b_rates) reps=$b_reps unit=Mbit/s"
 }
 
 bench_mode() {	# slqbtest.bench=micro,hackbench,perf,churn,iperf[,stats,trim], in order
