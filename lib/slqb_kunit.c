@@ -2412,6 +2412,73 @@ static void slqb_test_remote_claim_reserve(struct kunit *test)
 	destroy_empty(test, s);
 }
 
+/*
+ * A CPU A other than the boot CPU that can go offline, and an online CPU B
+ * of another memory node.
+ */
+static bool hotpluggable_on_two_nodes(int *a, int *b)
+{
+	int i, j;
+
+	for_each_online_cpu(i) {
+		if (!i || !cpu_is_hotpluggable(i) ||
+		    !node_state(cpu_to_mem(i), N_NORMAL_MEMORY))
+			continue;
+		for_each_online_cpu(j)
+			if (cpu_to_mem(j) != cpu_to_mem(i) &&
+			    node_state(cpu_to_mem(j), N_NORMAL_MEMORY)) {
+				*a = i;
+				*b = j;
+				return true;
+			}
+	}
+	return false;
+}
+
+/*
+ * The slabs that a claim kept past the reserve's bound for an allocating
+ * owner are given back by the owner's cap timer, which does not run for a
+ * CPU that went offline. The CPU's drain gives them back instead: A goes
+ * offline inside its busy window, before its timer could have run.
+ */
+static void slqb_test_remote_reserve_offline(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	unsigned long window = 20 * HZ;
+	struct kmem_cache *s;
+	int a, b, err;
+
+	if (!hotpluggable_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs a hotpluggable CPU and a CPU of another memory node");
+	s = test_cache(test, "slqb_test_reserve_offline", TEST_OBJ_SIZE, 0, 0,
+		       NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	ctx.s = s;
+	rest.s = s;
+	ctx.nr = 3 * test_busy_cap(s);
+	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
+
+	owner_allocates(test, a, window, &ctx, &rest);
+	run_on(test, b, do_free, &ctx);
+	irq_work_sync(&cpu_list(s, a)->claim_work);
+	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
+	unlock_slabs();
+
+	err = remove_cpu(a);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	/* Still inside the window: the timer cannot have given them back. */
+	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
+					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
+					    window));
+	KUNIT_EXPECT_LE(test, node_reserve(s, a), (int)s->reserve);
+	KUNIT_EXPECT_EQ(test, add_cpu(a), 0);
+
+	run_on(test, b, do_free, &rest);
+	slqb_test_busy_ticks(NULL, 0);
+	destroy_empty(test, s);
+}
+
 /* A CPU going offline loses no object. */
 static void slqb_test_cpu_offline(struct kunit *test)
 {
@@ -2611,6 +2678,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_trim_wakes_idle),
 	KUNIT_CASE(slqb_test_reserve),
 	KUNIT_CASE(slqb_test_remote_claim_reserve),
+	KUNIT_CASE(slqb_test_remote_reserve_offline),
 	KUNIT_CASE(slqb_test_trim_contended),
 	KUNIT_CASE(slqb_test_cpu_offline),
 	KUNIT_CASE(slqb_test_tunables),
