@@ -20,7 +20,12 @@ same QEMU shape, alternating the order from run to run:
 
 Results go to <cache>/bench/<timestamp>/: summary.txt (the headline
 table), table.txt (every row), summary.csv, table.csv, samples.csv and
-plot.png. `slqb bench --counters` instead runs each micro case alone on
+plot.png. With --profile, the multi-threaded boots then run the timed
+workloads once more under perf record -a (cpu-clock) and count the
+samples that fell in functions of the allocator's own files (nm on its
+objects), as a share of those neither idle nor perf's own: the prof
+rows, which say how much of a workload the allocator can account for.
+`slqb bench --counters` instead runs each micro case alone on
 the statistics-enabled SLQB kernel of `slqb boot` and shows what SLQB's
 counters did, then the system workloads, and shows the periodic trim's
 worst pass of each cache; the same micro cases on a SLUB kernel with
@@ -213,6 +218,9 @@ def check_args(args: argparse.Namespace) -> None:
 	if args.cpus < 2:
 		raise SlqbError('--cpus: the multi-CPU cases need 2 or more CPUs '
 				'(the icount boots always use 1)', exit_code=2)
+	if args.profile and args.counters:
+		raise SlqbError('--profile adds a step to the comparison\'s boots; '
+				'--counters runs boots of its own', exit_code=2)
 
 
 # ---------------------------------------------------------------- building
@@ -460,6 +468,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	if args.counters:
 		return cmd_counters(args)
 	plan = QUICK if args.quick else FULL
+	if args.profile:
+		plan = dataclasses.replace(plan, workloads=plan.workloads + ',profile')
 	runs = args.runs or (2 if args.quick else 3)
 	if args.timeout is None:
 		args.timeout = 900 if not args.quick else 600
@@ -766,6 +776,11 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 		       'counters and the trim\'s worst passes; and the micro '
 		       'cases on SLUB with SLUB_STATS, for both allocators\' '
 		       'page-allocator round trips')
+	p.add_argument('--profile', action='store_true',
+		       help='after the workloads, run them again under perf\'s '
+		       'system-wide cpu-clock sampling and show which share of '
+		       'the samples that were not idle fell in the allocator\'s '
+		       'functions (the prof rows)')
 	p.add_argument('--verbose', action='store_true',
 		       help='stream the guest consoles')
 	p.set_defaults(func=cmd_bench)

@@ -13,7 +13,8 @@ thread under -icount: the guest instructions both CPUs ran per operation,
 to about 0.1%), 'tcg' (micro cases under multi-threaded TCG: wall-clock ns per
 operation, the median of a boot's rounds), 'tcg-min' (the same, the fastest
 round), 'tcg-cycles', 'sys' (system workloads, the median of a boot's repeats),
-'sys-best' (their best repeat) or 'mem' (slab memory).
+'sys-best' (their best repeat), 'prof' (with --profile: the allocator's
+share of a workload's busy cpu-clock samples) or 'mem' (slab memory).
 """
 
 import dataclasses
@@ -139,6 +140,17 @@ def sys_samples(kernel: str, run: int, fields: Dict[str, str]) -> List[Sample]:
 	return out
 
 
+def prof_samples(kernel: str, run: int, fields: Dict[str, str]) -> List[Sample]:
+	"""The sample of one prof line: the share of a workload's busy
+	cpu-clock samples (neither idle nor perf's own) that fell in the
+	allocator's functions, in percent ('prof'); none without busy samples."""
+	busy, alloc = int(fields['busy']), int(fields['alloc'])
+	if busy <= 0 or not 0 <= alloc <= busy:
+		return []
+	return [Sample(kernel, run, Metric('prof', fields['name'], '', '% busy'),
+		       100.0 * alloc / busy)]
+
+
 def parse_console(lines: Sequence[str], kernel: str, run: int,
 		  group: str) -> Parsed:
 	"""The samples of one bench boot; group is 'icount', 'icount-arm64'
@@ -150,6 +162,8 @@ def parse_console(lines: Sequence[str], kernel: str, run: int,
 				out.samples += micro_samples(kernel, run, group, f)
 			elif kind == 'sys':
 				out.samples += sys_samples(kernel, run, f)
+			elif kind == 'prof':
+				out.samples += prof_samples(kernel, run, f)
 			elif kind == 'mem' and group not in ICOUNT_GROUPS:
 				# icount boots run the micro cases only: their memory
 				# readings are not those of the workload boots
@@ -225,7 +239,7 @@ def ratio(subject: Summary, baseline: Summary) -> Optional[Ratio]:
 
 
 GROUP_ORDER = ('icount', 'icount-arm64', 'tcg', 'tcg-min', 'tcg-cycles', 'sys',
-	       'sys-best', 'mem')
+	       'sys-best', 'prof', 'mem')
 
 
 def collect(samples: Iterable[Sample]) -> Dict[Metric, Dict[str, Summary]]:

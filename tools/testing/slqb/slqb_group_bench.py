@@ -77,7 +77,8 @@ def check_refusals(ctx: Context) -> None:
 		 (['--kernel', 'x=slqb:CONFIG_A'], "'CONFIG_A' is not CONFIG_X=V"),
 		 (['--kernel', 'a=slqb', '--kernel', 'a=slub'], 'used twice'),
 		 (['--kernel', 'slqb'], 'expected NAME=ALLOC'),
-		 (['--baseline', 'nosuch'], 'not a kernel of this run')]
+		 (['--baseline', 'nosuch'], 'not a kernel of this run'),
+		 (['--profile', '--counters'], '--counters runs boots of its own')]
 	for argv, words in cases:
 		proc = run([slqb, 'bench', *argv], timeout=60, check=False)
 		if proc.returncode != 2 or words not in proc.stdout:

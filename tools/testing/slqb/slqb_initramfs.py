@@ -32,6 +32,10 @@ EXTRA_MODULES = ('lib/test_slqb_debug.ko', 'mm/kfence/kfence_test.ko',
 # and the tools of its system workloads.
 BENCH_MODULE = os.path.join('slqb-bench', 'slqb_bench.ko')
 BENCH_TOOLS = ('iperf3', 'perf')
+# The objects of the slab allocators and of their common code, and where
+# the guest finds their function names (the bench's profile step).
+ALLOC_OBJ_RE = re.compile(r'^(slab_common|sl[aouq]b(_[a-z]+)?)\.o$')
+ALLOC_SYMS_GUEST = '/lib/slqbtest/alloc-syms'
 # The memory hotplug churn module (slqb_memhp), where slqb_memhp built it
 # and where guest/init.sh loads it from.
 MEMHP_MODULE = os.path.join('slqb-memhp', 'slqb_memhp.ko')
@@ -157,10 +161,40 @@ def add_bench_module(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
 	cpio.add_file('/lib/slqbtest/slqb_bench.ko', module, '0644')
 
 
+def allocator_symbols(build: str) -> List[str]:
+	"""The functions that the kernel in build has from its slab allocator's
+	own files (mm/slab_common.c and mm/sl?b*.c, whichever it built), by
+	the names perf gives them, from nm. Empty if none of them is there."""
+	mm = os.path.join(build, 'mm')
+	objs = sorted(f for f in os.listdir(mm) if ALLOC_OBJ_RE.match(f)) \
+		if os.path.isdir(mm) else []
+	names = set()
+	for obj in objs:
+		proc = run(['nm', '--defined-only', os.path.join(mm, obj)],
+			   timeout=60, check=False)
+		for line in proc.stdout.splitlines():
+			fields = line.split()
+			if len(fields) == 3 and fields[1] in 'tTwW':
+				names.add(fields[2])
+	return sorted(names)
+
+
 def add_bench_files(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
-	"""The benchmark module and workload tools of `slqb bench`."""
+	"""The benchmark module and workload tools of `slqb bench`, and the
+	allocator's function names for its profile step."""
 	add_bench_module(cpio, paths, spec)
 	add_host_tools(cpio, BENCH_TOOLS, 'the benchmark')
+	build = spec.build_dir(paths)
+	names = allocator_symbols(build)
+	if names:
+		path = os.path.join(build, 'slqb-bench-alloc-syms.txt')
+		text = ''.join(n + '\n' for n in names)
+		if read_text(path, '') != text:
+			write_text(path, text)
+		cpio.add_file(ALLOC_SYMS_GUEST, path, '0644')
+	else:
+		warn(f'no allocator objects in {build}/mm: the bench profile step '
+		     'will skip')
 
 
 def describe_initramfs(paths: Paths, spec: KernelSpec,

@@ -1079,13 +1079,13 @@ class BenchConsoleTest(unittest.TestCase):
 			      [g.metric for g in geo])
 
 	def guest_shell(self, *commands):
-		"""Runs commands in sh after the guest's bench_say, valid_reps
-		and repeat_stats, as init.sh defines them."""
+		"""Runs commands in sh after the guest's bench_say, valid_reps,
+		repeat_stats and prof_count, as init.sh defines them."""
 		with open(os.path.join(os.path.dirname(slqb_guest.__file__), 'guest',
 				       'init.sh'), encoding='utf-8') as f:
 			init = f.read()
 		funcs = [init[init.index(f'\n{name}() {{') + 1:] for name in
-			 ('bench_say', 'valid_reps', 'repeat_stats')]
+			 ('bench_say', 'valid_reps', 'repeat_stats', 'prof_count')]
 		text = '\n'.join(f[:f.index('\n}\n') + 3] for f in funcs)
 		proc = subprocess.run(['sh', '-c', text + '\n'.join(commands)],
 				      capture_output=True, text=True, timeout=60)
@@ -1105,6 +1105,51 @@ class BenchConsoleTest(unittest.TestCase):
 			out, rc = self.guest_shell(f'valid_reps hb "{bad}"')
 			self.assertEqual((out, rc), ([f'SLQB-BENCH error name=hb rc=bad-sysreps-{bad}'], 1))
 		self.assertEqual(self.guest_shell('valid_reps hb 99'), ([], 0))
+
+	def test_allocator_symbols(self):
+		# the functions of the allocator's objects, by nm; not those of
+		# the rest of mm/, nor its data
+		with tempfile.TemporaryDirectory() as build:
+			mm = os.path.join(build, 'mm')
+			os.makedirs(mm)
+			for name, code in (('slqb.o', 'int slqb_data = 1;\n'
+					    'static int __attribute__((noinline)) claim(int x) { return x + slqb_data; }\n'
+					    'int kmem_cache_alloc(int x) { return claim(x); }\n'),
+					   ('slab_common.o', 'void kfree(void *p) { (void)p; }\n'),
+					   ('vmscan.o', 'int shrink_node(void) { return 0; }\n')):
+				src = os.path.join(build, name[:-2] + '.c')
+				with open(src, 'w', encoding='utf-8') as f:
+					f.write(code)
+				subprocess.run(['gcc', '-O2', '-c', '-o', os.path.join(mm, name), src],
+					       check=True, timeout=60)
+			self.assertEqual(slqb_initramfs.allocator_symbols(build),
+					 ['claim', 'kfree', 'kmem_cache_alloc'])
+			self.assertEqual(slqb_initramfs.allocator_symbols(os.path.join(build, 'none')), [])
+
+	def test_guest_prof_count(self):
+		# idle (pid 0) and perf's own samples (pid 99) are not busy; the
+		# allocator's are those whose symbol is listed in ALLOC_SYMS
+		with tempfile.NamedTemporaryFile('w', suffix='.syms') as syms:
+			syms.write('kmem_cache_alloc\nkfree\n')
+			syms.flush()
+			perf = ('0 ffffffff81000000 default_idle', '42 ffffffff81000100 kmem_cache_alloc',
+				'42 ffffffff81000200 pipe_write', '7 ffffffff81000300 kfree',
+				'99 ffffffff81000100 kmem_cache_alloc', '7 7f0000001000 [unknown]')
+			out, rc = self.guest_shell(
+				f'ALLOC_SYMS={syms.name}',
+				f'printf "%s\\n" {" ".join(repr(p) for p in perf)} | prof_count hb 99',
+				': | prof_count hb 99')
+		self.assertEqual((out, rc), (['SLQB-BENCH prof name=hb samples=6 busy=4 alloc=2',
+					      'SLQB-BENCH error name=profile-hb rc=no-samples'], 0))
+
+	def test_prof_lines(self):
+		lines = ['SLQB-BENCH prof name=hb samples=1000 busy=400 alloc=6',
+			 'SLQB-BENCH prof name=idle samples=10 busy=0 alloc=0',
+			 'SLQB-BENCH prof name=bad samples=10 busy=5 alloc=6',
+			 'SLQB-BENCH prof name=short samples=10']
+		parsed = slqb_bench_report.parse_console(lines, 'k', 0, 'tcg')
+		self.assertEqual([(s.metric.label, s.metric.unit, s.value) for s in parsed.samples],
+				 [('prof hb', '% busy', 1.5)])
 
 	def test_sys_repeats(self):
 		# one run of a workload has no fastest repeat of its own; a

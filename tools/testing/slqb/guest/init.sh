@@ -726,14 +726,75 @@ bench_iperf() {	# iperf3 over loopback (skb allocations), slqbtest.sysreps times
 	bench_say "sys name=iperf3-tcp $(repeat_stats -r $b_rates) reps=$b_reps unit=Mbit/s"
 }
 
-bench_mode() {	# slqbtest.bench=micro,hackbench,perf,churn,iperf[,stats,trim], in order
+# profile_one NAME COMMAND...: COMMAND slqbtest.sysreps times under perf's
+# system-wide cpu-clock sampling; of the samples neither idle (pid 0) nor
+# perf's own, how many fell in the allocator's functions (ALLOC_SYMS).
+ALLOC_SYMS=/lib/slqbtest/alloc-syms
+profile_one() {
+	b_name=$1
+	shift
+	b_reps=$(param sysreps 1)
+	valid_reps "profile-$b_name" "$b_reps" || return 1
+	rm -f /tmp/prof.data
+	perf record -q -a -e cpu-clock -F 4000 -o /tmp/prof.data > /tmp/prof.out 2>&1 &
+	b_perf=$!
+	sleep 1
+	b_n=0
+	b_rc=0
+	while [ $b_n -lt "$b_reps" ] && [ $b_rc -eq 0 ]; do
+		"$@" > /tmp/bench.out 2>&1
+		b_rc=$?
+		b_n=$((b_n + 1))
+	done
+	kill -INT $b_perf
+	wait $b_perf
+	if [ $b_rc -ne 0 ]; then
+		bench_say "error name=profile-$b_name rc=$b_rc"
+		tail -5 /tmp/bench.out
+		return 1
+	fi
+	perf script -i /tmp/prof.data -F pid,ip,sym 2> /dev/null | prof_count "$b_name" $b_perf
+}
+
+# prof_count NAME PID: the prof line of `perf script -F pid,ip,sym` on stdin,
+# PID being perf's own; an error line if there is no sample at all
+prof_count() {
+	awk -v name="$1" -v perf="$2" '
+		NR == FNR { alloc[$1] = 1; next }
+		{ n++ }
+		$1 == 0 || $1 == perf { skip++; next }
+		$NF in alloc { a++ }
+		END {
+			if (n) printf "SLQB-BENCH prof name=%s samples=%d busy=%d alloc=%d\n",
+				name, n, n - skip, a
+			else printf "SLQB-BENCH error name=profile-%s rc=no-samples\n", name
+		}' "$ALLOC_SYMS" -
+}
+
+bench_profile() {	# the timed workloads again, under perf: the allocator's share
+	command -v perf > /dev/null || { bench_say "skip name=profile why=no-perf"; return 0; }
+	[ -r "$ALLOC_SYMS" ] || { bench_say "skip name=profile why=no-$ALLOC_SYMS"; return 0; }
+	echo 0 > /proc/sys/kernel/kptr_restrict
+	echo -1 > /proc/sys/kernel/perf_event_paranoid
+	set -- $(param hackbench 4:50 | tr ':' ' ')
+	for b_v in "hackbench-proc-sock:hackbench" "hackbench-proc-pipe:hackbench -p" \
+		   "hackbench-thread-sock:hackbench -T" "hackbench-thread-pipe:hackbench -T -p" \
+		   "perf-messaging-proc:perf bench sched messaging" \
+		   "perf-messaging-thread:perf bench sched messaging -t"; do
+		profile_one "${b_v%%:*}" ${b_v#*:} -g "$1" -l "$2" || return 1
+	done
+	profile_one churn churn_loop "$(param churn 200)"
+}
+
+bench_mode() {	# slqbtest.bench=micro,hackbench,perf,churn,iperf[,stats,trim,profile], in order
 	check_shape
 	bench_say "begin alloc=$(param alloc ?) kernel=$(uname -r)"
 	bench_mem boot
 	b_status=0
 	for b_item in $(param bench micro,hackbench,perf,churn,iperf | tr ',' ' '); do
 		case "$b_item" in
-		micro|hackbench|perf|churn|iperf|stats|trim) "bench_$b_item" || b_status=1 ;;
+		micro|hackbench|perf|churn|iperf|stats|trim|profile)
+			"bench_$b_item" || b_status=1 ;;
 		*) bench_say "error name=$b_item rc=unknown"; b_status=1 ;;
 		esac
 		bench_mem "after-$b_item"
