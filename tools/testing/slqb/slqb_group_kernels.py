@@ -488,7 +488,7 @@ def calls_listed(text: List[str], which: str) -> None:
 		raise CheckFailed(f'the guest printed no {which} of slqb_dbg_validate')
 	block = text[start + 1:start + 6]
 	if not any('[test_slqb_debug]' in l and re.match(r'\s*\d+ ', l) for l in block):
-		raise CheckFailed(f'no caller in test_slqb_debug:\n' + '\n'.join(block))
+		raise CheckFailed('no caller in test_slqb_debug:\n' + '\n'.join(block))
 
 
 def judge_suite(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:

@@ -343,7 +343,6 @@ def build_all(ctx: Context, am: str, commits: Sequence[str],
 	      names: Sequence[str]) -> None:
 	"""Builds each step in order; the first failure stops the rest."""
 	paths = ctx.paths
-	spaths = series_paths(paths)
 	touched = git(am, 'diff', '--name-only', 'pristine', 'HEAD').split()
 	env_ccache = os.environ.get('CCACHE_DIR')
 	os.environ['CCACHE_DIR'] = build_env(paths)['CCACHE_DIR']	# not <series>/ccache

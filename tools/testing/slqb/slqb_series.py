@@ -37,7 +37,6 @@ a quilt patch and takes every commit message from the plan.
 import dataclasses
 import os
 import re
-import shutil
 import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 

@@ -1103,7 +1103,8 @@ class BenchConsoleTest(unittest.TestCase):
 					      'value=7.0000 best=7.0000'], 0))
 		for bad in ('0', '100', 'x', '-1', ''):
 			out, rc = self.guest_shell(f'valid_reps hb "{bad}"')
-			self.assertEqual((out, rc), ([f'SLQB-BENCH error name=hb rc=bad-sysreps-{bad}'], 1))
+			self.assertEqual((out, rc),
+					 ([f'SLQB-BENCH error name=hb rc=bad-sysreps-{bad}'], 1))
 		self.assertEqual(self.guest_shell('valid_reps hb 99'), ([], 0))
 
 	def test_allocator_symbols(self):
@@ -1113,18 +1114,20 @@ class BenchConsoleTest(unittest.TestCase):
 			mm = os.path.join(build, 'mm')
 			os.makedirs(mm)
 			for name, code in (('slqb.o', 'int slqb_data = 1;\n'
-					    'static int __attribute__((noinline)) claim(int x) { return x + slqb_data; }\n'
+					    'static int __attribute__((noinline))\n'
+					    'claim(int x) { return x + slqb_data; }\n'
 					    'int kmem_cache_alloc(int x) { return claim(x); }\n'),
 					   ('slab_common.o', 'void kfree(void *p) { (void)p; }\n'),
 					   ('vmscan.o', 'int shrink_node(void) { return 0; }\n')):
 				src = os.path.join(build, name[:-2] + '.c')
 				with open(src, 'w', encoding='utf-8') as f:
 					f.write(code)
-				subprocess.run(['gcc', '-O2', '-c', '-o', os.path.join(mm, name), src],
-					       check=True, timeout=60)
+				subprocess.run(['gcc', '-O2', '-c', '-o', os.path.join(mm, name),
+						src], check=True, timeout=60)
 			self.assertEqual(slqb_initramfs.allocator_symbols(build),
 					 ['claim', 'kfree', 'kmem_cache_alloc'])
-			self.assertEqual(slqb_initramfs.allocator_symbols(os.path.join(build, 'none')), [])
+			self.assertEqual(slqb_initramfs.allocator_symbols(
+				os.path.join(build, 'none')), [])
 
 	def test_guest_prof_count(self):
 		# idle (pid 0) and perf's own samples (pid 99) are not busy; the
@@ -1132,12 +1135,15 @@ class BenchConsoleTest(unittest.TestCase):
 		with tempfile.NamedTemporaryFile('w', suffix='.syms') as syms:
 			syms.write('kmem_cache_alloc\nkfree\n')
 			syms.flush()
-			perf = ('0 ffffffff81000000 default_idle', '42 ffffffff81000100 kmem_cache_alloc',
+			perf = ('0 ffffffff81000000 default_idle',
+				'42 ffffffff81000100 kmem_cache_alloc',
 				'42 ffffffff81000200 pipe_write', '7 ffffffff81000300 kfree',
-				'99 ffffffff81000100 kmem_cache_alloc', '7 7f0000001000 [unknown]')
+				'99 ffffffff81000100 kmem_cache_alloc',
+				'7 7f0000001000 [unknown]')
+			lines = ' '.join(repr(p) for p in perf)
 			out, rc = self.guest_shell(
 				f'ALLOC_SYMS={syms.name}',
-				f'printf "%s\\n" {" ".join(repr(p) for p in perf)} | prof_count hb 99',
+				f'printf "%s\\n" {lines} | prof_count hb 99',
 				': | prof_count hb 99')
 		self.assertEqual((out, rc), (['SLQB-BENCH prof name=hb samples=6 busy=4 alloc=2',
 					      'SLQB-BENCH error name=profile-hb rc=no-samples'], 0))

@@ -786,7 +786,8 @@ bench_profile() {	# the timed workloads again, under perf: the allocator's share
 	profile_one churn churn_loop "$(param churn 200)"
 }
 
-bench_mode() {	# slqbtest.bench=micro,hackbench,perf,churn,iperf[,stats,trim,profile], in order
+# slqbtest.bench=micro,hackbench,perf,churn,iperf[,stats,trim,profile], in order
+bench_mode() {
 	check_shape
 	bench_say "begin alloc=$(param alloc ?) kernel=$(uname -r)"
 	bench_mem boot
