@@ -24,7 +24,8 @@ plot.png. With --profile, the multi-threaded boots then run the timed
 workloads once more under perf record -a (cpu-clock) and count the
 samples that fell in functions of the allocator's own files (nm on its
 objects), as a share of those neither idle nor perf's own: the prof
-rows, which say how much of a workload the allocator can account for.
+rows, which say how much of a workload the allocator can account for,
+and profile.txt, which of its functions took the most.
 `slqb bench --counters` instead runs each micro case alone on
 the statistics-enabled SLQB kernel of `slqb boot` and shows what SLQB's
 counters did, then the system workloads, and shows the periodic trim's
@@ -47,8 +48,8 @@ from slqb_build import (ALLOCATORS, KernelSpec, config_value, make_module,
 			parse_kconfig_option)
 from slqb_bench_report import (TCG_NOTE, Pairing, Parsed, Sample,
 			       aggregate, behind_best, collect, csv_text,
-			       format_table, parse_console, samples_csv,
-			       table_rows, write_plot)
+			       format_table, parse_console, profile_text,
+			       samples_csv, table_rows, write_plot)
 from slqb_guest import bench_params
 from slqb_host import BuildLock, ensure_packages
 from slqb_initramfs import BENCH_MODULE, build_initramfs
@@ -95,6 +96,9 @@ ARM64 = 'arm64'
 ARM64_ICOUNT_CASES = 'pair,batch,bulk,rcu,remote,allcpu'
 ARM64_ICOUNT_SHAPE = Shape(2, 1)
 STAT_CASES = 'pair,batch,bulk,allcpu,remote,node,rcu'
+PROFILE_HEAD = ('--profile: per workload and kernel, over all runs, the busy '
+		'cpu-clock samples (neither idle nor perf\'s), the allocator\'s '
+		'share of them, and its busiest functions\' shares')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -495,8 +499,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	head.append(f'console logs: {", ".join(os.path.basename(r.log_path) for r in results)} '
 		    f'(in {paths.logs})')
 	summary = write_report(out_dir, head, samples, pairing, problems)
+	profiles = [p for r in results for p in r.parsed.profiles]
+	if profiles:
+		write_text(os.path.join(out_dir, 'profile.txt'), '\n'.join(
+			head[:1] + ['', PROFILE_HEAD, profile_text(profiles)]) + '\n')
 	print(summary, flush=True)
-	log(f'results: {out_dir} (summary.txt, table.txt, *.csv, plot.png); '
+	log(f'results: {out_dir} (summary.txt, table.txt, *.csv, plot.png'
+	    f'{", profile.txt" if profiles else ""}); '
 	    f'total {fmt_duration(time.monotonic() - start)}')
 	return 1 if problems or not samples else 0
 

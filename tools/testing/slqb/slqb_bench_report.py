@@ -82,6 +82,7 @@ class Parsed:
 	stats: List[Dict[str, str]]
 	begun: bool
 	ended: bool
+	profiles: List[Dict[str, str]] = dataclasses.field(default_factory=list)
 
 
 def bench_records(lines: Iterable[str]) -> List[Tuple[str, Dict[str, str]]]:
@@ -164,6 +165,7 @@ def parse_console(lines: Sequence[str], kernel: str, run: int,
 				out.samples += sys_samples(kernel, run, f)
 			elif kind == 'prof':
 				out.samples += prof_samples(kernel, run, f)
+				out.profiles.append(dict(f, kernel=kernel))
 			elif kind == 'mem' and group not in ICOUNT_GROUPS:
 				# icount boots run the micro cases only: their memory
 				# readings are not those of the workload boots
@@ -184,6 +186,42 @@ def parse_console(lines: Sequence[str], kernel: str, run: int,
 		except (KeyError, ValueError):
 			continue
 	return out
+
+
+def profile_top(text: str) -> Dict[str, int]:
+	"""'kfree:12,kmem_cache_alloc:9' -> {'kfree': 12, ...}; '-' -> {}.
+	Malformed items are left out."""
+	out = {}
+	for item in text.split(','):
+		sym, _, count = item.rpartition(':')
+		if sym and count.isdigit():
+			out[sym] = int(count)
+	return out
+
+
+def profile_text(profiles: Sequence[Dict[str, str]], top: int = 6) -> str:
+	"""The allocator's busiest functions per workload and kernel, summed
+	over the runs, each as a share of the workload's busy samples."""
+	acc: Dict[Tuple[str, str], Tuple[int, int, Dict[str, int]]] = {}
+	for p in profiles:
+		try:
+			busy, alloc = int(p['busy']), int(p['alloc'])
+		except (KeyError, ValueError):
+			continue
+		key = (p['name'], p.get('kernel', '?'))
+		b0, a0, syms = acc.get(key, (0, 0, {}))
+		for sym, n in profile_top(p.get('top', '-')).items():
+			syms[sym] = syms.get(sym, 0) + n
+		acc[key] = (b0 + busy, a0 + alloc, syms)
+	lines = []
+	for (name, kernel), (busy, alloc, syms) in acc.items():
+		if not busy:
+			continue
+		best = sorted(syms.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+		funcs = ', '.join(f'{s} {100.0 * n / busy:.1f}%' for s, n in best)
+		lines.append(f'{name:<24} {kernel:<8} {busy:>6} busy, allocator '
+			     f'{100.0 * alloc / busy:4.1f}%: {funcs or "-"}')
+	return '\n'.join(lines)
 
 
 # ---------------------------------------------------------------- statistics

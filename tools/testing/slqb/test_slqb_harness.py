@@ -1137,6 +1137,7 @@ class BenchConsoleTest(unittest.TestCase):
 			syms.flush()
 			perf = ('0 ffffffff81000000 default_idle',
 				'42 ffffffff81000100 kmem_cache_alloc',
+				'42 ffffffff81000100 kmem_cache_alloc',
 				'42 ffffffff81000200 pipe_write', '7 ffffffff81000300 kfree',
 				'99 ffffffff81000100 kmem_cache_alloc',
 				'7 7f0000001000 [unknown]')
@@ -1145,8 +1146,23 @@ class BenchConsoleTest(unittest.TestCase):
 				f'ALLOC_SYMS={syms.name}',
 				f'printf "%s\\n" {lines} | prof_count hb 99',
 				': | prof_count hb 99')
-		self.assertEqual((out, rc), (['SLQB-BENCH prof name=hb samples=6 busy=4 alloc=2',
+		self.assertEqual((out, rc), (['SLQB-BENCH prof name=hb samples=7 busy=5 alloc=3 '
+					      'top=kmem_cache_alloc:2,kfree:1',
 					      'SLQB-BENCH error name=profile-hb rc=no-samples'], 0))
+
+	def test_profile_text(self):
+		lines = ['SLQB-BENCH prof name=hb samples=900 busy=400 alloc=40 '
+			 'top=kfree:20,kmem_cache_alloc:10,bad,x:y',
+			 'SLQB-BENCH prof name=hb samples=900 busy=600 alloc=20 top=kmem_cache_alloc:15',
+			 'SLQB-BENCH prof name=idle samples=9 busy=0 alloc=0 top=-']
+		profiles = slqb_bench_report.parse_console(lines, 'slqb', 0, 'tcg').profiles
+		profiles += slqb_bench_report.parse_console(lines[:1], 'slub', 0, 'tcg').profiles
+		self.assertEqual(slqb_bench_report.profile_text(profiles).splitlines(), [
+			'hb                       slqb       1000 busy, allocator  6.0%: '
+			'kmem_cache_alloc 2.5%, kfree 2.0%',
+			'hb                       slub        400 busy, allocator 10.0%: '
+			'kfree 5.0%, kmem_cache_alloc 2.5%'])
+		self.assertEqual(slqb_bench_report.profile_top('-'), {})
 
 	def test_prof_lines(self):
 		lines = ['SLQB-BENCH prof name=hb samples=1000 busy=400 alloc=6',

@@ -757,16 +757,28 @@ profile_one() {
 }
 
 # prof_count NAME PID: the prof line of `perf script -F pid,ip,sym` on stdin,
-# PID being perf's own; an error line if there is no sample at all
+# PID being perf's own, with the allocator's five busiest functions; an
+# error line if there is no sample at all
 prof_count() {
 	awk -v name="$1" -v perf="$2" '
 		NR == FNR { alloc[$1] = 1; next }
 		{ n++ }
 		$1 == 0 || $1 == perf { skip++; next }
-		$NF in alloc { a++ }
+		$NF in alloc { a++; per[$NF]++ }
 		END {
-			if (n) printf "SLQB-BENCH prof name=%s samples=%d busy=%d alloc=%d\n",
-				name, n, n - skip, a
+			top = ""
+			for (k = 0; k < 5; k++) {
+				best = ""
+				for (f in per)
+					if (best == "" || per[f] > per[best])
+						best = f
+				if (best == "")
+					break
+				top = top (top == "" ? "" : ",") best ":" per[best]
+				delete per[best]
+			}
+			if (n) printf "SLQB-BENCH prof name=%s samples=%d busy=%d alloc=%d top=%s\n",
+				name, n, n - skip, a, top == "" ? "-" : top
 			else printf "SLQB-BENCH error name=profile-%s rc=no-samples\n", name
 		}' "$ALLOC_SYMS" -
 }
