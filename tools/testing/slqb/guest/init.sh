@@ -777,8 +777,8 @@ prof_count() {
 				top = top (top == "" ? "" : ",") best ":" per[best]
 				delete per[best]
 			}
-			if (n) printf "SLQB-BENCH prof name=%s samples=%d busy=%d alloc=%d top=%s\n",
-				name, n, n - skip, a, top == "" ? "-" : top
+			if (n) printf "SLQB-BENCH prof name=%s samples=%d busy=%d" \
+				" alloc=%d top=%s\n", name, n, n - skip, a, top == "" ? "-" : top
 			else printf "SLQB-BENCH error name=profile-%s rc=no-samples\n", name
 		}' "$ALLOC_SYMS" -
 }
