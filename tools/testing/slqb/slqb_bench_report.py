@@ -401,10 +401,12 @@ def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
 		others: Sequence[str], count: int = 3) -> List[Tuple[Metric, float, str, Ratio]]:
 	"""The count metrics where subject is furthest behind the best of
 	others: (metric, how many times worse in its best run, best kernel,
-	ratio). Rows whose same-run ratios straddle 1 (noise) are left out."""
+	ratio). Rows whose same-run ratios straddle 1 (noise) are left out,
+	and so are the prof rows: a larger share of a workload's samples is
+	not a slower workload, which its sys rows measure."""
 	found = []
 	for metric, per in stats.items():
-		if metric.group in ('tcg-cycles', 'mem') or subject not in per:
+		if metric.group in ('tcg-cycles', 'mem', 'prof') or subject not in per:
 			continue
 		have = [(per[o], o) for o in others if o in per and per[o].median > 0]
 		if not have or per[subject].median <= 0:

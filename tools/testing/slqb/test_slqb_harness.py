@@ -1306,7 +1306,10 @@ class BenchMathsTest(unittest.TestCase):
 				sample('slqb', run, 'sys', 'churn', '', 's', [9.0, 11.0][run]),
 				sample('slub', run, 'sys', 'churn', '', 's', 10.0),
 				sample('slqb', run, 'mem', 'Slab boot', '', 'kB', 900.0),
-				sample('slub', run, 'mem', 'Slab boot', '', 'kB', 100.0)]
+				sample('slub', run, 'mem', 'Slab boot', '', 'kB', 100.0),
+				# a share of a profile, not an outcome: never "behind"
+				sample('slqb', run, 'prof', 'churn', '', '% busy', 50.0),
+				sample('slub', run, 'prof', 'churn', '', '% busy', 1.0)]
 		stats = slqb_bench_report.collect(samples)
 		worst = slqb_bench_report.behind_best(stats, 'slqb', ['slub', 'slab'])
 		self.assertEqual([(m.label, who, round(times, 2)) for m, times, who, _ in worst],
