@@ -1009,6 +1009,8 @@ class MemhpTest(unittest.TestCase):
 		for name in ('memhp', 'memhpkernel', 'memhpmovable'):
 			self.assertRegex(init, rf'param {name}\b')
 		self.assertIn(slqb_initramfs.MEMHP_GUEST_MODULE, init)
+		# where the harness puts the allocator's function names
+		self.assertIn(f'ALLOC_SYMS={slqb_initramfs.ALLOC_SYMS_GUEST}\n', init)
 
 
 # ---------------------------------------------------------------- bench
