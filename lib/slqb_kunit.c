@@ -2413,6 +2413,88 @@ static void slqb_test_remote_claim_reserve(struct kunit *test)
 }
 
 /*
+ * The cap timer of an owner that is still allocating waits for the end of
+ * its busy window while the owner keeps anything past its bounds, the node
+ * reserve included. Here the claims of slqb_test_remote_claim_reserve()
+ * leave A's reserve past its bound. B frees a batch more of A's objects,
+ * and A allocates its LIFO down under hiwater, taking that batch from its
+ * queue on the way, which starts a new busy window: only the reserve is
+ * left past a bound when the timer first runs.
+ * The test holds slab_mutex, so the trim work gives nothing back; the timer
+ * must come again after the new window and do it.
+ */
+static void slqb_test_remote_reserve_busy(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	struct slqb_test_ctx more = { .objs = test_array(test) };
+	struct slqb_test_ctx part = { .objs = test_array(test) };
+	unsigned long window = 2 * HZ, deadline, stamp;
+	struct kmem_cache_list *la;
+	struct kmem_cache *s;
+	unsigned int queued;
+	int a, b;
+
+	s = remote_test_cache(test, "slqb_test_reserve_busy", &a, &b);
+	la = cpu_list(s, a);
+	ctx.s = s;
+	rest.s = s;
+	more.s = s;
+	part.s = s;
+	ctx.nr = 3 * test_busy_cap(s);
+	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
+
+	owner_allocates(test, a, window, &ctx, &rest);
+	run_on(test, b, do_free, &ctx);
+	irq_work_sync(&la->claim_work);
+	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(cpu_of(s, a)->cap_armed) & 1);
+
+	/* A batch of A's objects that B frees waits on A's queue. */
+	part.nr = s->freebatch;
+	run_on(test, a, do_alloc, &part);
+	run_on(test, b, do_free, &part);
+	queued = atomic_read(&la->remote_nr);
+	KUNIT_EXPECT_GE(test, queued, s->freebatch);
+	/*
+	 * Empty the LIFO, take the queue onto it with the next allocation,
+	 * and allocate on until at most hiwater are left, none of them the
+	 * last: no refill reaches the reserve. Half a window on, so that
+	 * the refill that takes the queue stamps a later window than the
+	 * one the timer was armed for.
+	 */
+	stamp = READ_ONCE(cpu_of(s, a)->dry_stamp);
+	msleep(jiffies_to_msecs(window / 2));
+	more.nr = la->nr + 1;
+	if (queued > s->hiwater + 1)
+		more.nr += queued - 1 - s->hiwater;
+	KUNIT_EXPECT_LE(test, more.nr, (unsigned int)TEST_MAX_OBJS);
+	more.nr = min_t(unsigned int, more.nr, TEST_MAX_OBJS);
+	run_on(test, a, do_alloc, &more);
+	KUNIT_EXPECT_GT(test, la->nr, 0U);
+	KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
+	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
+	KUNIT_EXPECT_TRUE(test, time_after(READ_ONCE(cpu_of(s, a)->dry_stamp),
+					   stamp));
+	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
+					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
+					    window));
+
+	deadline = jiffies + 5 * window;
+	while (node_reserve(s, a) > (int)s->reserve &&
+	       time_before(jiffies, deadline))
+		msleep(20);
+	KUNIT_EXPECT_LE(test, node_reserve(s, a), (int)s->reserve);
+	run_on(test, a, do_free, &more);
+	run_on(test, a, do_free, &rest);
+	unlock_slabs();
+	slqb_test_busy_ticks(NULL, 0);
+
+	destroy_empty(test, s);
+}
+
+/*
  * A CPU A other than the boot CPU that can go offline, and an online CPU B
  * of another memory node.
  */
@@ -2678,6 +2760,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_trim_wakes_idle),
 	KUNIT_CASE(slqb_test_reserve),
 	KUNIT_CASE(slqb_test_remote_claim_reserve),
+	KUNIT_CASE(slqb_test_remote_reserve_busy),
 	KUNIT_CASE(slqb_test_remote_reserve_offline),
 	KUNIT_CASE(slqb_test_trim_contended),
 	KUNIT_CASE(slqb_test_cpu_offline),
