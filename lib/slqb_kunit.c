@@ -2495,6 +2495,52 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 }
 
 /*
+ * A CPU's lists may hold slabs of another node, where the page allocator
+ * fell back. A claim of its queue keeps slabs past the reserve's bound on
+ * the claiming CPU's own node only, whose CPUs take them and whose cap
+ * timers give them back: past the bound on another node, they would wait
+ * for the trim of that node's CPUs, or forever on a node without CPUs.
+ * Here A's slabs all come from B's node, and the claims of
+ * slqb_test_remote_claim_reserve() empty them.
+ */
+static void slqb_test_remote_claim_off_node(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	unsigned long window = 2 * HZ;
+	struct kmem_cache *s;
+	int a, b, nb;
+
+	s = remote_test_cache(test, "slqb_test_claim_off_node", &a, &b);
+	nb = per_cpu(slqb_node, b);
+	ctx.s = s;
+	rest.s = s;
+	ctx.nr = 3 * test_busy_cap(s);
+	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
+
+	slqb_test_fallback_node(s, nb);
+	owner_allocates(test, a, window, &ctx, &rest);
+	slqb_test_fallback_node(NULL, NUMA_NO_NODE);
+	KUNIT_EXPECT_EQ(test, slab_nid(virt_to_slab(ctx.objs[0])), nb);
+	KUNIT_EXPECT_EQ(test, slab_nid(virt_to_slab(ctx.objs[ctx.nr - 1])),
+			nb);
+
+	run_on(test, b, do_free, &ctx);
+	irq_work_sync(&cpu_list(s, a)->claim_work);
+	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
+					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
+					    window));
+	/* The claims emptied slabs: the reserve of B's node has its bound. */
+	KUNIT_EXPECT_EQ(test, node_reserve(s, b), (int)s->reserve);
+	KUNIT_EXPECT_EQ(test, node_reserve(s, a), 0);
+	run_on(test, a, do_free, &rest);
+	unlock_slabs();
+	slqb_test_busy_ticks(NULL, 0);
+
+	destroy_empty(test, s);
+}
+
+/*
  * A CPU A other than the boot CPU that can go offline, and an online CPU B
  * of another memory node.
  */
@@ -2761,6 +2807,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_reserve),
 	KUNIT_CASE(slqb_test_remote_claim_reserve),
 	KUNIT_CASE(slqb_test_remote_reserve_busy),
+	KUNIT_CASE(slqb_test_remote_claim_off_node),
 	KUNIT_CASE(slqb_test_remote_reserve_offline),
 	KUNIT_CASE(slqb_test_trim_contended),
 	KUNIT_CASE(slqb_test_cpu_offline),

@@ -165,6 +165,23 @@ static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
 	       order >= READ_ONCE(slqb_fail_order);
 }
 
+static struct kmem_cache *slqb_fallback_cache;
+static int slqb_fallback_node;
+
+void slqb_test_fallback_node(struct kmem_cache *s, int node)
+{
+	WRITE_ONCE(slqb_fallback_cache, NULL);
+	WRITE_ONCE(slqb_fallback_node, node);
+	WRITE_ONCE(slqb_fallback_cache, s);
+}
+
+static inline int slab_pages_node(struct kmem_cache *s, int node)
+{
+	if (unlikely(READ_ONCE(slqb_fallback_cache) == s))
+		return READ_ONCE(slqb_fallback_node);
+	return node;
+}
+
 static struct kmem_cache *slqb_busy_cache;
 static unsigned long slqb_busy_ticks;
 
@@ -226,6 +243,11 @@ static inline unsigned long busy_ticks(struct kmem_cache *s)
 static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
 {
 	return false;
+}
+
+static inline int slab_pages_node(struct kmem_cache *s, int node)
+{
+	return node;
 }
 
 static inline void watch_pages(struct kmem_cache *s, gfp_t flags)
@@ -298,6 +320,7 @@ static struct folio *alloc_slab_pages(struct kmem_cache *s, gfp_t flags,
 	watch_pages(s, flags);
 	if (fail_slab_order(s, order))
 		return NULL;
+	node = slab_pages_node(s, node);
 	return (struct folio *)alloc_pages_node(node, flags, order);
 }
 

@@ -420,6 +420,11 @@ void slqb_test_trim(struct kmem_cache *s);
 void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow);
 /* Fail the page allocations of @s at @order or above; NULL: stop. */
 void slqb_test_fail_orders(struct kmem_cache *s, unsigned int order);
+/*
+ * Have the page allocations of @s prefer @node, as if the page allocator
+ * had fallen back there; NULL: stop.
+ */
+void slqb_test_fallback_node(struct kmem_cache *s, int node);
 /* SLQB's shrinker: what it counts, or what one scan of it freed. */
 unsigned long slqb_test_shrinker(bool scan);
 /* The trim work's pass over every cache, on the calling CPU. */
