@@ -2495,6 +2495,55 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 }
 
 /*
+ * What a claim kept for an allocating owner serves its next refills: after
+ * the claims of slqb_test_remote_claim_reserve(), A allocates everything
+ * that its LIFO, its queue, its partial slabs and its node list hold, the
+ * kept slabs included, with no page allocation.
+ */
+static void slqb_test_remote_claim_refill(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct slqb_test_ctx rest = { .objs = test_array(test) };
+	struct slqb_test_ctx more = { .objs = test_array(test) };
+	struct slqb_test_watch w = {};
+	struct kmem_cache_list *la;
+	struct kmem_cache_node *n;
+	struct kmem_cache *s;
+	int a, b;
+
+	s = remote_test_cache(test, "slqb_test_claim_refill", &a, &b);
+	la = cpu_list(s, a);
+	n = get_node(s, per_cpu(slqb_node, a));
+	ctx.s = s;
+	rest.s = s;
+	more.s = s;
+	ctx.nr = 3 * test_busy_cap(s);
+	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
+
+	/* A window longer than the test: the cap timer gives nothing back. */
+	owner_allocates(test, a, 60 * HZ, &ctx, &rest);
+	run_on(test, b, do_free, &ctx);
+	irq_work_sync(&la->claim_work);
+	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
+
+	more.nr = la->nr + atomic_read(&la->remote_nr) + la->slab_free +
+		  n->list.slab_free;
+	KUNIT_EXPECT_LE(test, more.nr, (unsigned int)TEST_MAX_OBJS);
+	more.nr = min_t(unsigned int, more.nr, TEST_MAX_OBJS);
+	slqb_test_watch_pages(s, &w);
+	run_on(test, a, do_alloc, &more);
+	slqb_test_watch_pages(NULL, NULL);
+	KUNIT_EXPECT_EQ(test, w.calls, 0U);
+	KUNIT_EXPECT_EQ(test, node_reserve(s, a), 0);
+	run_on(test, a, do_free, &more);
+	run_on(test, a, do_free, &rest);
+	unlock_slabs();
+	slqb_test_busy_ticks(NULL, 0);
+
+	destroy_empty(test, s);
+}
+
+/*
  * A CPU's lists may hold slabs of another node, where the page allocator
  * fell back. A claim of its queue keeps slabs past the reserve's bound on
  * the claiming CPU's own node only, whose CPUs take them and whose cap
@@ -2807,6 +2856,7 @@ static struct kunit_case slqb_test_cases[] = {
 	KUNIT_CASE(slqb_test_reserve),
 	KUNIT_CASE(slqb_test_remote_claim_reserve),
 	KUNIT_CASE(slqb_test_remote_reserve_busy),
+	KUNIT_CASE(slqb_test_remote_claim_refill),
 	KUNIT_CASE(slqb_test_remote_claim_off_node),
 	KUNIT_CASE(slqb_test_remote_reserve_offline),
 	KUNIT_CASE(slqb_test_trim_contended),
