@@ -2365,6 +2365,43 @@ static void slqb_test_reserve(struct kunit *test)
 }
 
 /*
+ * A allocates three busy caps' worth into @ctx with a busy window of
+ * @window and empties its LIFO into @rest; B frees @ctx. The first claim
+ * of A's queue fills A's LIFO, the next ones find it full and send the
+ * rest through the slabs, whose node reserve keeps those they empty past
+ * its bound. Returns with slab_mutex held, as owner_allocates() does.
+ */
+static void claims_past_reserve(struct kunit *test, struct kmem_cache *s,
+				int a, int b, unsigned long window,
+				struct slqb_test_ctx *ctx,
+				struct slqb_test_ctx *rest)
+{
+	ctx->s = s;
+	rest->s = s;
+	ctx->nr = 3 * test_busy_cap(s);
+	KUNIT_ASSERT_LE(test, ctx->nr, (unsigned int)TEST_MAX_OBJS);
+
+	owner_allocates(test, a, window, ctx, rest);
+	run_on(test, b, do_free, ctx);
+	irq_work_sync(&cpu_list(s, a)->claim_work);
+	/* The frees took less than the window: the owner was still busy. */
+	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
+					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
+					    window));
+}
+
+/* @cpu's node reserve once down to its bound, or after @timeout. */
+static int reserve_after(struct kmem_cache *s, int cpu, unsigned long timeout)
+{
+	unsigned long deadline = jiffies + timeout;
+
+	while (node_reserve(s, cpu) > (int)s->reserve &&
+	       time_before(jiffies, deadline))
+		msleep(20);
+	return node_reserve(s, cpu);
+}
+
+/*
  * A claim of an allocating owner's queue that finds the owner's LIFO full
  * sends the objects into their slabs. The slabs that this empties wait in
  * the node's reserve, past its usual bound but within the longer cap's
@@ -2377,34 +2414,18 @@ static void slqb_test_remote_claim_reserve(struct kunit *test)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
 	struct slqb_test_ctx rest = { .objs = test_array(test) };
-	unsigned long deadline;
 	struct kmem_cache *s;
 	unsigned int bound;
 	int a, b, kept;
 
 	s = remote_test_cache(test, "slqb_test_claim_reserve", &a, &b);
 	bound = s->reserve + test_busy_cap(s) / s->objects;
-	ctx.s = s;
-	rest.s = s;
-	ctx.nr = 3 * test_busy_cap(s);
-	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
-
-	owner_allocates(test, a, 2 * HZ, &ctx, &rest);
-	run_on(test, b, do_free, &ctx);
-	irq_work_sync(&cpu_list(s, a)->claim_work);
-	/* The frees took less than the window: the owner was still busy. */
-	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
-					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
-					    2 * HZ));
+	claims_past_reserve(test, s, a, b, 2 * HZ, &ctx, &rest);
 	kept = node_reserve(s, a);
 	KUNIT_EXPECT_GT(test, kept, (int)s->reserve);
 	KUNIT_EXPECT_LE(test, kept, (int)bound);
 
-	deadline = jiffies + 10 * HZ;
-	while (node_reserve(s, a) > (int)s->reserve &&
-	       time_before(jiffies, deadline))
-		msleep(20);
-	KUNIT_EXPECT_LE(test, node_reserve(s, a), (int)s->reserve);
+	KUNIT_EXPECT_LE(test, reserve_after(s, a, 10 * HZ), (int)s->reserve);
 	run_on(test, a, do_free, &rest);
 	unlock_slabs();
 	slqb_test_busy_ticks(NULL, 0);
@@ -2415,11 +2436,11 @@ static void slqb_test_remote_claim_reserve(struct kunit *test)
 /*
  * The cap timer of an owner that is still allocating waits for the end of
  * its busy window while the owner keeps anything past its bounds, the node
- * reserve included. Here the claims of slqb_test_remote_claim_reserve()
- * leave A's reserve past its bound. B frees a batch more of A's objects,
- * and A allocates its LIFO down under hiwater, taking that batch from its
- * queue on the way, which starts a new busy window: only the reserve is
- * left past a bound when the timer first runs.
+ * reserve included. Here the claims of claims_past_reserve() leave A's
+ * reserve past its bound. B frees a batch more of A's objects, and A
+ * allocates its LIFO down under hiwater, taking that batch from its queue
+ * on the way, which starts a new busy window: only the reserve is left
+ * past a bound when the timer first runs.
  * The test holds slab_mutex, so the trim work gives nothing back; the timer
  * must come again after the new window and do it.
  */
@@ -2429,7 +2450,7 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 	struct slqb_test_ctx rest = { .objs = test_array(test) };
 	struct slqb_test_ctx more = { .objs = test_array(test) };
 	struct slqb_test_ctx part = { .objs = test_array(test) };
-	unsigned long window = 2 * HZ, deadline, stamp;
+	unsigned long window = 2 * HZ, stamp;
 	struct kmem_cache_list *la;
 	struct kmem_cache *s;
 	unsigned int queued;
@@ -2437,16 +2458,9 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 
 	s = remote_test_cache(test, "slqb_test_reserve_busy", &a, &b);
 	la = cpu_list(s, a);
-	ctx.s = s;
-	rest.s = s;
 	more.s = s;
 	part.s = s;
-	ctx.nr = 3 * test_busy_cap(s);
-	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
-
-	owner_allocates(test, a, window, &ctx, &rest);
-	run_on(test, b, do_free, &ctx);
-	irq_work_sync(&la->claim_work);
+	claims_past_reserve(test, s, a, b, window, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(cpu_of(s, a)->cap_armed) & 1);
 
@@ -2481,11 +2495,8 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
 					    window));
 
-	deadline = jiffies + 5 * window;
-	while (node_reserve(s, a) > (int)s->reserve &&
-	       time_before(jiffies, deadline))
-		msleep(20);
-	KUNIT_EXPECT_LE(test, node_reserve(s, a), (int)s->reserve);
+	KUNIT_EXPECT_LE(test, reserve_after(s, a, 5 * window),
+			(int)s->reserve);
 	run_on(test, a, do_free, &more);
 	run_on(test, a, do_free, &rest);
 	unlock_slabs();
@@ -2496,9 +2507,9 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 
 /*
  * What a claim kept for an allocating owner serves its next refills: after
- * the claims of slqb_test_remote_claim_reserve(), A allocates everything
- * that its LIFO, its queue, its partial slabs and its node list hold, the
- * kept slabs included, with no page allocation.
+ * the claims of claims_past_reserve(), A allocates everything that its
+ * LIFO, its queue, its partial slabs and its node list hold, the kept
+ * slabs included, with no page allocation.
  */
 static void slqb_test_remote_claim_refill(struct kunit *test)
 {
@@ -2514,16 +2525,9 @@ static void slqb_test_remote_claim_refill(struct kunit *test)
 	s = remote_test_cache(test, "slqb_test_claim_refill", &a, &b);
 	la = cpu_list(s, a);
 	n = get_node(s, per_cpu(slqb_node, a));
-	ctx.s = s;
-	rest.s = s;
 	more.s = s;
-	ctx.nr = 3 * test_busy_cap(s);
-	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
-
 	/* A window longer than the test: the cap timer gives nothing back. */
-	owner_allocates(test, a, 60 * HZ, &ctx, &rest);
-	run_on(test, b, do_free, &ctx);
-	irq_work_sync(&la->claim_work);
+	claims_past_reserve(test, s, a, b, 60 * HZ, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
 
 	more.nr = la->nr + atomic_read(&la->remote_nr) + la->slab_free +
@@ -2550,35 +2554,25 @@ static void slqb_test_remote_claim_refill(struct kunit *test)
  * timers give them back: past the bound on another node, they would wait
  * for the trim of that node's CPUs, or forever on a node without CPUs.
  * Here A's slabs all come from B's node, and the claims of
- * slqb_test_remote_claim_reserve() empty them.
+ * claims_past_reserve() empty them.
  */
 static void slqb_test_remote_claim_off_node(struct kunit *test)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
 	struct slqb_test_ctx rest = { .objs = test_array(test) };
-	unsigned long window = 2 * HZ;
 	struct kmem_cache *s;
-	int a, b, nb;
+	int a, b, na, nb;
 
 	s = remote_test_cache(test, "slqb_test_claim_off_node", &a, &b);
+	na = per_cpu(slqb_node, a);
 	nb = per_cpu(slqb_node, b);
-	ctx.s = s;
-	rest.s = s;
-	ctx.nr = 3 * test_busy_cap(s);
-	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
-
 	slqb_test_fallback_node(s, nb);
-	owner_allocates(test, a, window, &ctx, &rest);
+	claims_past_reserve(test, s, a, b, 2 * HZ, &ctx, &rest);
 	slqb_test_fallback_node(NULL, NUMA_NO_NODE);
-	KUNIT_EXPECT_EQ(test, slab_nid(virt_to_slab(ctx.objs[0])), nb);
-	KUNIT_EXPECT_EQ(test, slab_nid(virt_to_slab(ctx.objs[ctx.nr - 1])),
-			nb);
-
-	run_on(test, b, do_free, &ctx);
-	irq_work_sync(&cpu_list(s, a)->claim_work);
-	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
-					    READ_ONCE(cpu_of(s, a)->dry_stamp) +
-					    window));
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&get_node(s, na)->list.node_slabs),
+			0L);
+	KUNIT_EXPECT_GT(test, atomic_long_read(&get_node(s, nb)->list.node_slabs),
+			0L);
 	/* The claims emptied slabs: the reserve of B's node has its bound. */
 	KUNIT_EXPECT_EQ(test, node_reserve(s, b), (int)s->reserve);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, a), 0);
@@ -2631,14 +2625,7 @@ static void slqb_test_remote_reserve_offline(struct kunit *test)
 	s = test_cache(test, "slqb_test_reserve_offline", TEST_OBJ_SIZE, 0, 0,
 		       NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
-	ctx.s = s;
-	rest.s = s;
-	ctx.nr = 3 * test_busy_cap(s);
-	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
-
-	owner_allocates(test, a, window, &ctx, &rest);
-	run_on(test, b, do_free, &ctx);
-	irq_work_sync(&cpu_list(s, a)->claim_work);
+	claims_past_reserve(test, s, a, b, window, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
 	unlock_slabs();
 
