@@ -2193,6 +2193,35 @@ static int do_alloc_one(void *arg)
 	return ctx->objs[0] ? 0 : -ENOMEM;
 }
 
+#ifdef CONFIG_SLQB_STATS
+/* The statistic @item of @s, summed over its lists. */
+static long stat_sum(struct kmem_cache *s, enum slqb_stat_item item)
+{
+	struct kmem_cache_node *n;
+	long sum = 0;
+	int cpu, node;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(cpu_list(s, cpu)->stats[item]);
+	for_each_kmem_cache_node(s, node, n)
+		sum += READ_ONCE(n->list.stats[item]);
+	return sum;
+}
+#endif
+
+/*
+ * With CONFIG_SLQB_STATS: @s holds the slabs that it took from the page
+ * allocator (alloc_slab_new) and did not give back (flush_slab_free), its
+ * reserve included.
+ */
+static void expect_page_trips(struct kunit *test, struct kmem_cache *s)
+{
+#ifdef CONFIG_SLQB_STATS
+	KUNIT_EXPECT_EQ(test, stat_sum(s, ALLOC_SLAB_NEW) -
+			stat_sum(s, FLUSH_SLAB_FREE), total_slabs(s));
+#endif
+}
+
 /* With CONFIG_SLQB_STATS: the most objects one trim pass of @l released. */
 static void expect_trim_worst(struct kunit *test, struct kmem_cache_list *l,
 			      unsigned int objects)
@@ -2337,6 +2366,7 @@ static void slqb_test_reserve(struct kunit *test)
 	KUNIT_EXPECT_LE(test, total_slabs(s),
 			(long)(s->reserve + 1 +
 			       DIV_ROUND_UP(s->hiwater, s->objects)));
+	expect_page_trips(test, s);
 
 	/* The LIFO, the CPU's partial slabs, the reserve: no new slab. */
 	ctx.nr = cpu_list(s, 0)->nr + cpu_list(s, 0)->slab_free +
@@ -2346,12 +2376,14 @@ static void slqb_test_reserve(struct kunit *test)
 	slqb_test_watch_pages(NULL, NULL);
 	KUNIT_EXPECT_EQ(test, w.calls, 0U);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
+	expect_page_trips(test, s);
 	run_on(test, 0, do_free, &ctx);
 	unlock_slabs();
 
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
+	expect_page_trips(test, s);
 
 	ctx.nr = s->hiwater + 2 * (s->reserve + 1) * s->objects;
 	lock_slabs();
@@ -2529,6 +2561,7 @@ static void slqb_test_remote_claim_refill(struct kunit *test)
 	/* A window longer than the test: the cap timer gives nothing back. */
 	claims_past_reserve(test, s, a, b, 60 * HZ, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
+	expect_page_trips(test, s);
 
 	more.nr = la->nr + atomic_read(&la->remote_nr) + la->slab_free +
 		  n->list.slab_free;

@@ -499,8 +499,13 @@ static void rcu_free_slab(struct rcu_head *head)
 	slqb_free_slab(slab->slab_cache, slab);
 }
 
+/*
+ * Give an empty slab back to the page allocator: flush_slab_free counts
+ * these, not the slabs that a reserve keeps.
+ */
 static void release_slab(struct kmem_cache *s, struct slab *slab)
 {
+	stat_this_cpu(s, FLUSH_SLAB_FREE);
 	if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
 		call_rcu(&slab->rcu_head, rcu_free_slab);
 	else
@@ -736,7 +741,6 @@ static __always_inline void slab_put_chain(struct kmem_cache *s,
 		l->slab_free -= slab->objects;
 		list_disown_slab(l, slab);
 		list_add(&slab->slab_list, discard);
-		stat(l, FLUSH_SLAB_FREE);
 	}
 }
 

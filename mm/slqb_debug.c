@@ -492,7 +492,6 @@ static void debug_put_object(struct kmem_cache *s, struct kmem_cache_list *l,
 		l->nr_partial--;
 		l->slab_free -= s->objects;
 		list_disown_slab(l, slab);
-		stat(l, FLUSH_SLAB_FREE);
 	}
 }
 
