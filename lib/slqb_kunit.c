@@ -2214,7 +2214,7 @@ static long stat_sum(struct kmem_cache *s, enum slqb_stat_item item)
  * allocator (alloc_slab_new) and did not give back (flush_slab_free), its
  * reserve included.
  */
-static void expect_page_trips(struct kunit *test, struct kmem_cache *s)
+static void expect_slabs_balance(struct kunit *test, struct kmem_cache *s)
 {
 #ifdef CONFIG_SLQB_STATS
 	KUNIT_EXPECT_EQ(test, stat_sum(s, ALLOC_SLAB_NEW) -
@@ -2366,7 +2366,7 @@ static void slqb_test_reserve(struct kunit *test)
 	KUNIT_EXPECT_LE(test, total_slabs(s),
 			(long)(s->reserve + 1 +
 			       DIV_ROUND_UP(s->hiwater, s->objects)));
-	expect_page_trips(test, s);
+	expect_slabs_balance(test, s);
 
 	/* The LIFO, the CPU's partial slabs, the reserve: no new slab. */
 	ctx.nr = cpu_list(s, 0)->nr + cpu_list(s, 0)->slab_free +
@@ -2376,14 +2376,14 @@ static void slqb_test_reserve(struct kunit *test)
 	slqb_test_watch_pages(NULL, NULL);
 	KUNIT_EXPECT_EQ(test, w.calls, 0U);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
-	expect_page_trips(test, s);
+	expect_slabs_balance(test, s);
 	run_on(test, 0, do_free, &ctx);
 	unlock_slabs();
 
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
-	expect_page_trips(test, s);
+	expect_slabs_balance(test, s);
 
 	ctx.nr = s->hiwater + 2 * (s->reserve + 1) * s->objects;
 	lock_slabs();
@@ -2482,7 +2482,7 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 	struct slqb_test_ctx rest = { .objs = test_array(test) };
 	struct slqb_test_ctx more = { .objs = test_array(test) };
 	struct slqb_test_ctx part = { .objs = test_array(test) };
-	unsigned long window = 2 * HZ, stamp;
+	unsigned long window = 4 * HZ, stamp;
 	struct kmem_cache_list *la;
 	struct kmem_cache *s;
 	unsigned int queued;
@@ -2505,12 +2505,12 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 	/*
 	 * Empty the LIFO, take the queue onto it with the next allocation,
 	 * and allocate on until at most hiwater are left, none of them the
-	 * last: no refill reaches the reserve. Half a window on, so that
-	 * the refill that takes the queue stamps a later window than the
-	 * one the timer was armed for.
+	 * last: no refill reaches the reserve. A quarter of a window on,
+	 * so that the refill that takes the queue stamps a later window
+	 * than the one the timer was armed for, well before that one ends.
 	 */
 	stamp = READ_ONCE(cpu_of(s, a)->dry_stamp);
-	msleep(jiffies_to_msecs(window / 2));
+	msleep(jiffies_to_msecs(window / 4));
 	more.nr = la->nr + 1;
 	if (queued > s->hiwater + 1)
 		more.nr += queued - 1 - s->hiwater;
@@ -2561,7 +2561,7 @@ static void slqb_test_remote_claim_refill(struct kunit *test)
 	/* A window longer than the test: the cap timer gives nothing back. */
 	claims_past_reserve(test, s, a, b, 60 * HZ, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
-	expect_page_trips(test, s);
+	expect_slabs_balance(test, s);
 
 	more.nr = la->nr + atomic_read(&la->remote_nr) + la->slab_free +
 		  n->list.slab_free;
@@ -2599,6 +2599,8 @@ static void slqb_test_remote_claim_off_node(struct kunit *test)
 	s = remote_test_cache(test, "slqb_test_claim_off_node", &a, &b);
 	na = per_cpu(slqb_node, a);
 	nb = per_cpu(slqb_node, b);
+	KUNIT_ASSERT_LE(test, 3 * test_busy_cap(s),
+			(unsigned int)TEST_MAX_OBJS);
 	slqb_test_fallback_node(s, nb);
 	claims_past_reserve(test, s, a, b, 2 * HZ, &ctx, &rest);
 	slqb_test_fallback_node(NULL, NUMA_NO_NODE);
@@ -2886,8 +2888,23 @@ static struct kunit_case slqb_test_cases[] = {
 	{}
 };
 
+/*
+ * After each case, even one that an assertion ended: no fault injection
+ * or watch is left on a cache that a later case could get at the same
+ * address.
+ */
+static void slqb_test_exit(struct kunit *test)
+{
+	slqb_test_fail_new_slabs(NULL, 0);
+	slqb_test_fail_orders(NULL, 0);
+	slqb_test_fallback_node(NULL, NUMA_NO_NODE);
+	slqb_test_watch_pages(NULL, NULL);
+	slqb_test_busy_ticks(NULL, 0);
+}
+
 static struct kunit_suite slqb_test_suite = {
 	.name = "slqb",
+	.exit = slqb_test_exit,
 	.test_cases = slqb_test_cases,
 };
 

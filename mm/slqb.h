@@ -96,7 +96,10 @@ static inline void stat(struct kmem_cache_list *l, enum slqb_stat_item item)
 #endif
 }
 
-/* stat() on this CPU's list, for code that runs with interrupts on. */
+/*
+ * stat() on this CPU's list, for code that may run with interrupts on or
+ * that does not own the list it works on.
+ */
 static inline void stat_this_cpu(struct kmem_cache *s,
 				 enum slqb_stat_item item)
 {
