@@ -18,9 +18,12 @@ same QEMU shape, alternating the order from run to run:
   icount-arm64 rows; --no-icount-arm64 leaves them out, and with them the
   arm64 builds).
 
-Results go to <cache>/bench/<timestamp>/: summary.txt (the headline
-table), table.txt (every row), summary.csv, table.csv, samples.csv and
-plot.png. With --profile, the multi-threaded boots then run the timed
+Results go to <cache>/bench/<run id>/ (the run id is the time the run
+began, YYYYmmdd-HHMMSS): summary.txt (the headline table), table.txt
+(every row), summary.csv, table.csv, samples.csv, plot.png, and
+result.rst, the summary with the command, date, tree and kernels, in the
+format of tools/testing/slqb/results/ (slqb_results.py), where a run is
+recorded by copying that file. With --profile, the multi-threaded boots then run the timed
 workloads once more under perf record -a (cpu-clock) and count the
 samples that fell in functions of the allocator's own files (nm on its
 objects), as a share of those neither idle nor perf's own: the prof
@@ -37,7 +40,9 @@ import argparse
 import dataclasses
 import os
 import re
+import shlex
 import shutil
+import sys
 import textwrap
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -54,8 +59,10 @@ from slqb_guest import bench_params
 from slqb_host import BuildLock, ensure_packages
 from slqb_initramfs import BENCH_MODULE, build_initramfs
 from slqb_qemu import MAX_CPUS, Shape
-from slqb_util import (HARNESS_DIR, Paths, SlqbError, fmt_duration, log,
-		       quote_lines, read_text, run, warn, write_text)
+from slqb_results import RESULTS_DIR, BenchResult, result_text, summary_lines
+from slqb_util import (HARNESS_DIR, REPO_ROOT, Paths, SlqbError,
+		       fmt_duration, log, quote_lines, read_text, run, warn,
+		       write_text)
 
 # Debugging and statistics off, the same for every kernel of a run. Their
 # order is part of each build directory's name: append, never reorder.
@@ -353,11 +360,16 @@ def host_description() -> str:
 		f'{qemu[0] if qemu else "qemu ?"} (TCG, no KVM)')
 
 
+def report_date() -> str:
+	"""'2026-12-06 02:29 UTC': when a report was made."""
+	return time.strftime('%Y-%m-%d %H:%M %Z')
+
+
 def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 		 plan: Plan, quick: bool, base: str,
-		 arm64: bool = False) -> List[str]:
+		 arm64: bool = False, date: str = '') -> List[str]:
 	"""What the run was, for the top of the report."""
-	lines = [f'slqb bench{" --quick" if quick else ""}: {time.strftime("%Y-%m-%d %H:%M %Z")}, '
+	lines = [f'slqb bench{" --quick" if quick else ""}: {date or report_date()}, '
 		 f'{base}, {runs} run(s), tcg shape {shape.describe()}; '
 		 'icount boots: 1 vCPU' + (
 			 f'; icount-arm64 boots: {ARM64_ICOUNT_SHAPE.cpus} vCPUs on one '
@@ -400,6 +412,49 @@ def behind_lines(stats, pairing: Pairing) -> List[str]:
 	return lines
 
 
+def command_line(argv: Sequence[str]) -> str:
+	"""The command as it was run, from the top of the repository."""
+	return ' '.join(['tools/testing/slqb/slqb.py'] +
+			[shlex.quote(a) for a in argv[1:]])
+
+
+def tree_description(repo: str = REPO_ROOT) -> str:
+	"""`git describe --always --dirty` of the repository, or 'unknown'."""
+	proc = run(['git', '-C', repo, 'describe', '--always', '--dirty'],
+		   timeout=60, check=False)
+	return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() \
+		else 'unknown (not a git repository)'
+
+
+def kernels_field(variants: Sequence[Variant]) -> str:
+	"""The kernels as --kernel takes them: 'slqb=slqb, rnd=slqb:CONFIG_X=y'."""
+	return ', '.join(f'{v.name}={v.spec.alloc}' +
+			 (f':{",".join(v.asked)}' if v.asked else '')
+			 for v in variants)
+
+
+def write_result(out_dir: str, run_id: str, command: str, date: str,
+		 tree: str, variants: Sequence[Variant], duration: str,
+		 summary: str) -> str:
+	"""Writes <out_dir>/result.rst, the run as tools/testing/slqb/results/
+	keeps it; returns its path."""
+	result = BenchResult(run_id=run_id, command=command, date=date, tree=tree,
+			     kernels=kernels_field(variants),
+			     summary=summary_lines(summary), duration=duration)
+	path = os.path.join(out_dir, 'result.rst')
+	write_text(path, result_text(result))
+	return path
+
+
+def record_hint(path: str, run_id: str) -> str:
+	"""How to record a run in tools/testing/slqb/results/."""
+	target = os.path.join(os.path.relpath(RESULTS_DIR, REPO_ROOT), f'{run_id}.rst')
+	return (f'to record this run: cp {path} {target} (from the top of the '
+		'repository), say in a paragraph under "What it showed" what it '
+		'showed, and commit it; `slqb series` puts the newest one into the '
+		'cover letter')
+
+
 def write_report(out_dir: str, head: List[str], samples: List[Sample],
 		 pairing: Pairing, problems: List[str]) -> str:
 	"""Writes the tables, CSVs and plot; returns the summary text."""
@@ -431,9 +486,9 @@ def write_report(out_dir: str, head: List[str], samples: List[Sample],
 
 # ---------------------------------------------------------------- commands
 
-def out_directory(paths: Paths, given: Optional[str]) -> str:
-	"""--out, else <cache>/bench/<timestamp>."""
-	out = given or os.path.join(paths.cache, 'bench', time.strftime('%Y%m%d-%H%M%S'))
+def out_directory(paths: Paths, given: Optional[str], run_id: str) -> str:
+	"""--out, else <cache>/bench/<run id>."""
+	out = given or os.path.join(paths.cache, 'bench', run_id)
 	os.makedirs(out, exist_ok=True)
 	return out
 
@@ -486,16 +541,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	prepared = {v.name: prepare_variant(paths, v) for v in variants}
 	arm64 = {v.name: prepare_variant(paths, arm64_variant(v))
 		 for v in variants} if args.icount_arm64 else None
-	out_dir = out_directory(paths, args.out)
-	log(f'bench: {len(variants)} kernels, {runs} run(s); results in {out_dir}')
+	run_id = time.strftime('%Y%m%d-%H%M%S')
+	out_dir = out_directory(paths, args.out, run_id)
+	log(f'bench: {len(variants)} kernels, {runs} run(s); run {run_id}, '
+	    f'results in {out_dir}')
 	log(TCG_NOTE)
 	results = run_boots(paths, prepared, [v.name for v in variants], args,
 			    plan, runs, arm64)
 	samples = [s for r in results for s in r.parsed.samples]
 	problems = [e for r in results for e in r.errors]
 	base = next(iter(prepared.values())).base
+	date = report_date()
 	head = header_lines(variants, Shape(args.cpus, args.nodes), runs, plan,
-			    args.quick, base, bool(arm64))
+			    args.quick, base, bool(arm64), date)
 	head.append(f'console logs: {", ".join(os.path.basename(r.log_path) for r in results)} '
 		    f'(in {paths.logs})')
 	summary = write_report(out_dir, head, samples, pairing, problems)
@@ -503,10 +561,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	if profiles:
 		write_text(os.path.join(out_dir, 'profile.txt'), '\n'.join(
 			head[:1] + ['', PROFILE_HEAD, profile_text(profiles)]) + '\n')
+	took = fmt_duration(time.monotonic() - start)
+	result = write_result(out_dir, run_id, command_line(sys.argv), date,
+			      tree_description(), variants, took, summary)
 	print(summary, flush=True)
-	log(f'results: {out_dir} (summary.txt, table.txt, *.csv, plot.png'
-	    f'{", profile.txt" if profiles else ""}); '
-	    f'total {fmt_duration(time.monotonic() - start)}')
+	log(f'results: {out_dir} (summary.txt, table.txt, *.csv, plot.png, '
+	    f'result.rst{", profile.txt" if profiles else ""}); total {took}')
+	log(record_hint(result, run_id))
 	return 1 if problems or not samples else 0
 
 
@@ -714,7 +775,7 @@ def cmd_counters(args: argparse.Namespace) -> int:
 	if config_value(paths, variant.spec, 'CONFIG_SLQB_STATS') != 'y':
 		raise SlqbError('the slqb kernel has no CONFIG_SLQB_STATS')
 	slub_prepared = prepare_variant(paths, slub)
-	out_dir = out_directory(paths, args.out)
+	out_dir = out_directory(paths, args.out, time.strftime('%Y%m%d-%H%M%S'))
 	shape = Shape(args.cpus, args.nodes)
 	result = boot_bench(paths, prepared, variant.name, 0, shape,
 			    bench_append(plan, COUNTER_WORKLOADS, None), False,

@@ -16,6 +16,7 @@ seconds. Run them alone with
 each test case a check of its own.
 """
 
+import dataclasses
 import gzip
 import json
 import lzma
@@ -46,6 +47,7 @@ import slqb_memhp
 import slqb_qemu
 import slqb_qmp
 import slqb_report
+import slqb_results
 import slqb_series
 import slqb_stats
 import slqb_tree
@@ -1486,6 +1488,186 @@ class BenchVariantTest(unittest.TestCase):
 		self.assertEqual((v.name, v.spec.arch, v.spec.alloc),
 				 ('k', 'arm64', 'slqb'))
 		self.assertTrue(v.spec.name.startswith('arm64-slqb-'))
+
+
+class BenchResultTest(unittest.TestCase):
+	"""slqb_bench: result.rst, the run in the format of results/, written
+	from the summary of the made-up bench console."""
+
+	def summary(self, out_dir):
+		"""summary.txt of a two-kernel run on bench-console.log."""
+		lines = fixture_lines('bench-console.log')
+		samples = []
+		for run in (0, 1):
+			for kernel in ('slqb', 'slub'):
+				samples += slqb_bench_report.parse_console(lines, kernel,
+									   run, 'tcg').samples
+		variants = slqb_bench.parse_variants(['slqb=slqb', 'slub=slub'])
+		with mock.patch.object(slqb_bench, 'host_description',
+				       return_value='host: 2 x CPU, 1 GiB, QEMU 7.2'):
+			head = slqb_bench.header_lines(variants, Shape(2, 1), 2,
+						       slqb_bench.QUICK, True,
+						       'Linux 6.1.192', False,
+						       '2026-12-06 02:29 UTC')
+		head.append('console logs: a.log, b.log (in /cache/logs)')
+		pairing = slqb_bench.pairing_for(variants, None)
+		with mock.patch.object(slqb_bench, 'write_plot', return_value=None):
+			return slqb_bench.write_report(out_dir, head, samples, pairing,
+						       ['name=perf rc=1'])
+
+	def test_write_result(self):
+		out_dir = os.path.join(test_tmpdir, 'bench-result')
+		summary = self.summary(out_dir)
+		variants = slqb_bench.parse_variants(
+			['slqb=slqb', 'rnd=slqb:CONFIG_SLAB_FREELIST_RANDOM=y'])
+		path = slqb_bench.write_result(
+			out_dir, '20261206-021243',
+			'tools/testing/slqb/slqb.py bench --quick', '2026-12-06 02:29 UTC',
+			'c047b2c-dirty', variants, '5m22s', summary)
+		self.assertEqual(path, os.path.join(out_dir, 'result.rst'))
+		with open(os.path.join(out_dir, 'summary.txt'), encoding='utf-8') as f:
+			self.assertEqual(f.read(), summary)
+		result = slqb_results.read_result(path)
+		self.assertEqual((result.run_id, result.command, result.date, result.tree,
+				  result.kernels, result.duration, result.showed),
+				 ('20261206-021243', 'tools/testing/slqb/slqb.py bench --quick',
+				  '2026-12-06 02:29 UTC', 'c047b2c-dirty',
+				  'slqb=slqb, rnd=slqb:CONFIG_SLAB_FREELIST_RANDOM=y',
+				  '5m22s', ''))
+		# the summary as summary.txt has it, but for the local log names
+		self.assertEqual(result.summary, [l for l in summary.rstrip().splitlines()
+						  if not l.startswith('console logs:')])
+		self.assertNotIn('console logs:', '\n'.join(result.summary))
+		with open(path, encoding='utf-8') as f:
+			text = f.read()
+		self.assertTrue(text.startswith('.. SPDX-License-Identifier: GPL-2.0\n'))
+		self.assertNotRegex(text, r'[ \t]\n')
+		head, rows, behind = slqb_results.headline(result)
+		self.assertEqual(head[0], 'slqb bench --quick: 2026-12-06 02:29 UTC, '
+				 'Linux 6.1.192, 2 run(s), tcg shape 2 CPUs; node0: '
+				 'cpu0-1, 512M; icount boots: 1 vCPU')
+		self.assertEqual([slqb_results.row_metric(r) for r in rows[2:]], [
+			'tcg pair geomean', 'tcg-min pair geomean',
+			'mem Slab boot', 'mem SUnreclaim boot', 'mem slab_pages boot',
+			'mem Slab dropped', 'mem SUnreclaim dropped',
+			'mem slab_pages dropped'])
+		self.assertEqual(slqb_results.split_summary(result.summary).rest,
+				 ['1 problem(s):', '    name=perf rc=1'])
+
+	def test_command_line(self):
+		self.assertEqual(slqb_bench.command_line(
+			['/x/slqb.py', 'bench', '--kernel', 'r=slqb:CONFIG_X="a b"']),
+			'tools/testing/slqb/slqb.py bench --kernel \'r=slqb:CONFIG_X="a b"\'')
+		self.assertEqual(slqb_bench.command_line(['slqb.py']),
+				 'tools/testing/slqb/slqb.py')
+
+	def test_tree_description(self):
+		with mock.patch.object(slqb_bench, 'run', return_value=mock.Mock(
+				returncode=0, stdout='c047b2c-dirty\n')) as run:
+			self.assertEqual(slqb_bench.tree_description('/repo'), 'c047b2c-dirty')
+		self.assertEqual(run.call_args[0][0],
+				 ['git', '-C', '/repo', 'describe', '--always', '--dirty'])
+		with mock.patch.object(slqb_bench, 'run', return_value=mock.Mock(
+				returncode=128, stdout='')):
+			self.assertIn('unknown', slqb_bench.tree_description('/repo'))
+
+	def test_record_hint(self):
+		hint = slqb_bench.record_hint('/cache/bench/20261206-021243/result.rst',
+					      '20261206-021243')
+		self.assertIn('cp /cache/bench/20261206-021243/result.rst '
+			      'tools/testing/slqb/results/20261206-021243.rst', hint)
+		self.assertIn('What it showed', hint)
+
+
+class ResultsFileTest(unittest.TestCase):
+	"""slqb_results: the files of tools/testing/slqb/results/."""
+
+	RESULT = slqb_results.BenchResult(
+		run_id='20261206-021243', command='tools/testing/slqb/slqb.py bench',
+		date='2026-12-06 02:29 UTC', tree='c047b2c', kernels='a=slqb, b=slub',
+		summary=['slqb bench: 2026-12-06 02:29 UTC, Linux 6.1.192', 'host: h',
+			 '', 'metric               unit  better    a    b  a/b',
+			 '---------------  --------  ------  ---  ---  ---',
+			 'icount pair geomean  instr/op  lower  1 ±0%  2 ±0%  0.50',
+			 'icount pair kmalloc-8  instr/op  lower  1 ±0%  2 ±0%  0.50',
+			 'sys churn         s   lower  1 ±0%  1 ±0%  1.00',
+			 'mem Slab boot    kB   lower  1 ±0%  1 ±0%  1.00', '',
+			 'a: furthest behind the best of b (every row, ...):',
+			 '  sys churn (s, lower is better): 1.00x b (...)'],
+		showed='It showed\nthis.')
+
+	def test_round_trip(self):
+		text = slqb_results.result_text(self.RESULT)
+		self.assertEqual(slqb_results.parse_result(text, 'x'), self.RESULT)
+		bare = dataclasses.replace(self.RESULT, showed='', duration='')
+		text = slqb_results.result_text(bare)
+		self.assertNotIn('What it showed', text)
+		self.assertNotIn(':Duration:', text)
+		self.assertEqual(slqb_results.parse_result(text, 'x'), bare)
+		# a field wrapped over two lines, as an editor may leave it
+		wrapped = text.replace(':Kernels: a=slqb, b=slub', ':Kernels: a=slqb,\n   b=slub')
+		self.assertEqual(slqb_results.parse_result(wrapped, 'x').kernels,
+				 'a=slqb, b=slub')
+
+	def test_parse_refuses(self):
+		good = slqb_results.result_text(self.RESULT)
+		cases = [(good.replace('=====', '-----', 1), 'no title'),
+			 (good.replace('run 20261206-021243', 'run 2026-12-06'), 'is not YYYYmmdd'),
+			 (good.replace(':Tree: c047b2c\n', ''), 'no :Tree: field'),
+			 (good.replace(':Tree:', ':Commit:'), 'unknown field :Commit:'),
+			 (good.replace(':Tree: c047b2c', 'Tree c047b2c'), 'is not a field'),
+			 (good.replace('Summary\n-------', 'Table\n-----'), 'no "Summary" section'),
+			 (good.replace('::\n', 'The table:\n'), 'not one literal block'),
+			 (good[:good.index('::\n') + 3], 'block is empty')]
+		for text, words in cases:
+			with self.assertRaises(SlqbError, msg=words) as cm:
+				slqb_results.parse_result(text, 'results/x.rst')
+			self.assertIn(words, str(cm.exception))
+			self.assertIn('results/x.rst: ', str(cm.exception))
+		with self.assertRaisesRegex(SlqbError, 'run id'):
+			slqb_results.result_text(dataclasses.replace(self.RESULT, run_id='x'))
+
+	def test_latest_and_names(self):
+		folder = os.path.join(test_tmpdir, 'results')
+		self.assertEqual(slqb_results.latest_result(folder), None)
+		text = slqb_results.result_text(self.RESULT)
+		for name in ('20261205-231337.rst', '20261206-021243.rst', 'README.rst',
+			     '20261207-000000.txt', 'notes'):
+			write_tmp(f'results/{name}', text)
+		self.assertEqual(slqb_results.result_files(folder),
+				 [os.path.join(folder, '20261205-231337.rst'),
+				  os.path.join(folder, '20261206-021243.rst')])
+		latest = slqb_results.latest_result(folder)
+		self.assertEqual(slqb_results.read_result(latest), self.RESULT)
+		with self.assertRaisesRegex(SlqbError, 'holds run 20261206-021243: name '
+					    'it 20261206-021243.rst'):
+			slqb_results.read_result(os.path.join(folder, '20261205-231337.rst'))
+		self.assertEqual(slqb_results.latest_result(os.path.join(folder, 'none')),
+				 None)
+
+	def test_headline(self):
+		head, rows, behind = slqb_results.headline(self.RESULT)
+		self.assertEqual(head, self.RESULT.summary[:2])
+		self.assertEqual([slqb_results.row_metric(r) for r in rows],
+				 ['metric', '---------------', 'icount pair geomean',
+				  'mem Slab boot'])
+		self.assertEqual(behind, self.RESULT.summary[-2:])
+		no_rows = dataclasses.replace(self.RESULT, summary=self.RESULT.summary[:5])
+		with self.assertRaisesRegex(SlqbError, 'no table with geomean or memory'):
+			slqb_results.headline(no_rows)
+
+	def test_committed_results(self):
+		"""Every file of tools/testing/slqb/results/ reads, and has the
+		rows the cover letter takes."""
+		files = slqb_results.result_files()
+		self.assertTrue(files, 'tools/testing/slqb/results/ holds no results file')
+		for path in files:
+			with self.subTest(path=os.path.basename(path)):
+				result = slqb_results.read_result(path)
+				self.assertTrue(result.showed, 'no "What it showed" paragraph')
+				head, rows, behind = slqb_results.headline(result)
+				self.assertTrue(head[0].startswith('slqb bench'))
+				self.assertTrue(behind)
 
 
 # ---------------------------------------------------------------- series
