@@ -26,7 +26,11 @@ saying where it goes is an error that names it.
 The export builds a git repository from the pristine 6.1 versions of the
 files the series touches, commits one step per exported patch and runs
 git format-patch; 0000-cover-letter.patch adds a shortlog, a diffstat and
-the latest benchmark table of README.slqb.
+the newest result of `slqb bench` in tools/testing/slqb/results/ (see
+slqb_results.py): its command, date, tree and kernels, the geometric
+means and memory rows of its table and the rows where SLQB is furthest
+behind. An export without a results file is refused: a series goes out
+with the numbers that back it.
 
 The changelogs live here only: a quilt patch of patches/ starts with one
 line, "Changelog: tools/testing/slqb/series/<file>", naming the plan file
@@ -41,6 +45,7 @@ import tempfile
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from slqb_host import BuildLock, ensure_packages
+from slqb_results import headline, latest_result, read_result
 from slqb_tree import (copy_file, describe_base, ensure_pristine,
 		       kernel_version, overlay_files, patch_targets,
 		       pristine_stamp_path, read_json, read_series,
@@ -55,6 +60,7 @@ COVER_SUBJECT = 'SLQB: a queued slab allocator'
 HEADERS = ('Subject', 'Quilt', 'Files', 'From', 'Checkpatch-exempt')
 CHANGELOG_RE = re.compile(r'^Changelog: (\S+)$')
 PLAN_PREFIX = 'tools/testing/slqb/series/'
+RESULTS_PATH = 'tools/testing/slqb/results'
 GIT_TIMEOUT_S = 600
 
 
@@ -295,30 +301,44 @@ def commit_step(git_dir: str, repo: str, step: Step, date: str) -> None:
 
 # ---------------------------------------------------------------- cover
 
-def benchmark_table(readme: str) -> List[str]:
-	"""The last section of README.slqb whose title mentions benchmarks
-	(or bench results): the latest benchmark table, by convention."""
-	lines = read_text(readme, '').splitlines()
-	heads = [i for i in range(len(lines) - 1)
-		 if lines[i].strip() and re.fullmatch(r'[-=~]{3,}', lines[i + 1].strip())]
-	found = [i for i in heads if 'benchmark' in lines[i].lower() or
-		 ('bench' in lines[i].lower() and 'result' in lines[i].lower())]
-	if not found:
-		return []
-	start = found[-1]
-	end = next((i for i in heads if i > start), len(lines))
-	return [l.rstrip() for l in lines[start:end]]
+def bench_section(repo: str) -> List[str]:
+	"""The cover letter's numbers: the newest results file of repo's
+	tools/testing/slqb/results/, cut to what a reviewer looks at first.
+	Refuses when there is none."""
+	path = latest_result(os.path.join(repo, RESULTS_PATH))
+	if path is None:
+		raise SlqbError(f'{RESULTS_PATH}/ holds no results file, so the cover '
+				'letter would have no numbers: run `slqb bench`, copy '
+				'the result.rst it writes there as <run id>.rst (see '
+				'tools/testing/slqb/README.rst) and export again')
+	result = read_result(path)
+	head, rows, behind = headline(result)
+	exported = run(['git', '-C', repo, 'describe', '--always', '--dirty'],
+		       timeout=60, check=False).stdout.strip()
+	lines = ['How SLQB compares with the other allocators, from the newest',
+		 f'recorded run of `slqb bench`; {RESULTS_PATH}/{result.run_id}.rst',
+		 'has its whole table.', '',
+		 f'  Command: {result.command}',
+		 f'  Date:    {result.date}' +
+		 (f' (took {result.duration})' if result.duration else ''),
+		 f'  Tree:    {result.tree}' +
+		 (f' (this series: {exported})' if exported else ''),
+		 f'  Kernels: {result.kernels}', '']
+	if result.showed:
+		lines += result.showed.splitlines() + ['']
+	lines += ['  ' + l for l in head] + ['']
+	lines += ['  ' + l for l in rows]
+	if behind:
+		lines += [''] + ['  ' + l for l in behind]
+	return [l.rstrip() for l in lines]
 
 
-def cover_letter(git_dir: str, steps: Sequence[Step], base: str, readme: str,
-		 date: str) -> str:
-	"""The text of 0000-cover-letter.patch."""
+def cover_letter(git_dir: str, steps: Sequence[Step], base: str,
+		 bench: Sequence[str], date: str) -> str:
+	"""The text of 0000-cover-letter.patch; bench is bench_section()."""
 	shortlog = git(git_dir, 'shortlog', 'HEAD~%d..HEAD' % len(steps))
 	diffstat = git(git_dir, 'diff', '--stat=72', '--summary',
 		       'HEAD~%d' % len(steps), 'HEAD')
-	table = benchmark_table(readme)
-	bench = table or ['There are no benchmark results yet: README.slqb has no',
-			  'benchmark section.']
 	date_line = run(['date', '-R', '-d', date], timeout=30).stdout.strip()
 	intro = [
 		'SLQB is a slab allocator after Nick Piggin\'s 2009 design: per-CPU',
@@ -338,8 +358,8 @@ def cover_letter(git_dir: str, steps: Sequence[Step], base: str, readme: str,
 	head = [f'From {"0" * 40} Mon Sep 17 00:00:00 2001',
 		f'From: {DEFAULT_AUTHOR}', f'Date: {date_line}',
 		f'Subject: [PATCH 0/{len(steps)}] {COVER_SUBJECT}', '']
-	return '\n'.join(head + intro + bench + ['', shortlog.rstrip(), '',
-						diffstat.rstrip(), '']) + '\n'
+	return '\n'.join(head + intro + list(bench) +
+			 ['', shortlog.rstrip(), '', diffstat.rstrip(), '']) + '\n'
 
 
 # ---------------------------------------------------------------- export
@@ -374,6 +394,7 @@ def export_series(paths: Paths, out: str,
 		  plan_dir: str = PLAN_DIR) -> Tuple[List[str], str]:
 	"""Writes the series into out; returns (patch files, base)."""
 	steps = load_plan(paths.repo, plan_dir)
+	bench = bench_section(paths.repo)
 	base = pristine_base(paths)
 	version = kernel_version(paths.pristine)
 	date = source_date(paths.repo)
@@ -386,8 +407,7 @@ def export_series(paths: Paths, out: str,
 		git(git_dir, 'format-patch', '-q', '--numbered', '--no-signature',
 		    '-o', out, f'HEAD~{len(steps)}..HEAD')
 		write_text(os.path.join(out, COVER_NAME),
-			   cover_letter(git_dir, steps, base, os.path.join(paths.repo,
-							    'README.slqb'), date))
+			   cover_letter(git_dir, steps, base, bench, date))
 	files = sorted(os.path.join(out, n) for n in os.listdir(out))
 	if len(files) != len(steps) + 1:
 		raise SlqbError(f'git format-patch wrote {len(files) - 1} patches for '

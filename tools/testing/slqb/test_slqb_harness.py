@@ -1752,14 +1752,64 @@ class SeriesPlanTest(unittest.TestCase):
 		self.assertTrue(slqb_series.matches('mm/slqb.c', 'mm/slqb.c'))
 		self.assertFalse(slqb_series.matches('mm/slqb.c', 'mm/slqb.c.orig'))
 
-	def test_benchmark_table(self):
-		readme = write_tmp('README.slqb', 'Title\n=====\n\nintro\n\nslqb bench\n'
-				   '----------\n\nold\n\nBenchmark results\n-----------------\n\n'
-				   '    table\n\nCache\n-----\nafter\n')
-		self.assertEqual(slqb_series.benchmark_table(readme),
-				 ['Benchmark results', '-----------------', '', '    table', ''])
-		self.assertEqual(slqb_series.benchmark_table(write_tmp('R2', 'A\n---\nx\n')), [])
-		self.assertEqual(slqb_series.benchmark_table(os.path.join(test_tmpdir, 'none')), [])
+	def test_bench_section_real(self):
+		"""The cover letter's numbers, from the real newest results file."""
+		path = slqb_results.latest_result()
+		self.assertIsNotNone(path, 'tools/testing/slqb/results/ is empty')
+		result = slqb_results.read_result(path)
+		lines = slqb_series.bench_section(REPO)
+		text = '\n'.join(lines)
+		self.assertIn(f'tools/testing/slqb/results/{result.run_id}.rst', text)
+		for field, value in (('Command', result.command), ('Date', result.date),
+				     ('Tree', result.tree), ('Kernels', result.kernels)):
+			self.assertRegex(text, rf'(?m)^  {field}: +{re.escape(value)}')
+		self.assertIn(result.showed, text)
+		parts = slqb_results.split_summary(result.summary)
+		quoted = ['  ' + l for l in parts.head + parts.behind]
+		self.assertTrue(all(l in lines for l in quoted))
+		# the geometric means and the memory rows, nothing else of the table
+		rows = [l[2:] for l in lines if l[2:] in parts.table[2:]]
+		metrics = [slqb_results.row_metric(r) for r in rows]
+		self.assertEqual(metrics, [slqb_results.row_metric(r) for r in parts.table[2:]
+					   if r in slqb_results.headline_rows(parts.table)])
+		self.assertTrue(any(m.endswith(' geomean') for m in metrics))
+		self.assertTrue(any(m.startswith('mem ') for m in metrics))
+		self.assertFalse([m for m in metrics if not m.endswith(' geomean') and
+				  not m.startswith('mem ')])
+		self.assertIn('  ' + parts.table[0], lines)
+		self.assertTrue(any('furthest behind' in l for l in lines))
+
+	def test_cover_letter_real(self):
+		"""cover_letter() with the real results, git and date faked."""
+		steps = slqb_series.read_plan(self.PLAN)
+
+		def fake_git(git_dir, *args, env=None):
+			return {'shortlog': 'A (2):\n  one\n  two\n',
+				'diff': ' 2 files changed\n'}[args[0]]
+		bench = slqb_series.bench_section(REPO)
+		with mock.patch.object(slqb_series, 'git', fake_git), \
+		     mock.patch.object(slqb_series, 'run', return_value=mock.Mock(
+			     stdout='Sun, 06 Dec 2026 02:29:00 +0000\n')):
+			text = slqb_series.cover_letter('git-dir', steps, 'Linux 6.1.192',
+							bench, '2026-12-06T02:29:00+00:00')
+		lines = text.splitlines()
+		self.assertEqual(lines[3], f'Subject: [PATCH 0/2] {slqb_series.COVER_SUBJECT}')
+		self.assertIn('Linux 6.1.192.', lines)
+		at = lines.index(bench[0])
+		self.assertEqual(lines[at:at + len(bench)], bench)
+		self.assertLess(at, lines.index('A (2):'))
+		self.assertNotIn('no benchmark results', text)
+
+	def test_bench_section_refuses(self):
+		repo = os.path.join(test_tmpdir, 'no-results-repo')
+		os.makedirs(os.path.join(repo, 'tools/testing/slqb/results'), exist_ok=True)
+		with self.assertRaisesRegex(SlqbError, 'tools/testing/slqb/results/ holds no '
+					    'results file, so the cover letter would have no numbers'):
+			slqb_series.bench_section(repo)
+		write_tmp('no-results-repo/tools/testing/slqb/results/20261206-021243.rst',
+			  'slqb bench run 20261206-021243\n=====\n\n:Command: x\n')
+		with self.assertRaisesRegex(SlqbError, '20261206-021243.rst: no "Summary" section'):
+			slqb_series.bench_section(repo)
 
 
 class QuiltPatchTest(unittest.TestCase):
