@@ -125,8 +125,8 @@ def section_bounds(lines: Sequence[str]) -> Dict[str, int]:
 def parse_result(text: str, where: str) -> BenchResult:
 	"""Reads a results file; where names it in errors."""
 	def error(what: str) -> SlqbError:
-		return SlqbError(f'{where}: {what} (the format is in '
-				 'tools/testing/slqb/slqb_results.py)')
+		return SlqbError(f'{where}: {what} (the top of the harness\'s '
+				 'slqb_results.py gives the format)')
 
 	lines = [l.rstrip() for l in text.splitlines()]
 	title = next((i for i, l in enumerate(lines) if l.startswith(TITLE_PREFIX)),
