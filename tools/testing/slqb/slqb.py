@@ -34,9 +34,10 @@ and the new files of this repository, boot it in QEMU, and judge the boot.
   slqb.py series [DIR]   export the series for git am, with a cover letter
   slqb.py bench [--quick] [--runs R] [--kernel NAME=ALLOC[:CONFIG_X=V,...]]
                 [--nodes N] [--counters]
-                         SLQB against SLAB, SLUB and SLOB (see README.slqb)
+                         SLQB against SLAB, SLUB and SLOB
 
-Cache (source trees, builds, logs): $SLQB_CACHE or <repo>/.slqb-cache."""
+Cache (source trees, builds, logs): $SLQB_CACHE or <repo>/.slqb-cache.
+tools/testing/slqb/README.rst describes every command and option."""
 
 import argparse
 import os
