@@ -23,6 +23,15 @@ it (for non-kernel files checkpatch cannot judge; say why). Every quilt patch an
 file must be assigned exactly once, so adding a patch or a file without
 saying where it goes is an error that names it.
 
+Files: patterns of different plan files may overlap: the most specific
+pattern that matches a file carries it. A path is more specific than any
+folder, and a folder below another more specific than that one, so a
+harness patch can take tools/testing/slqb/ while a later one takes
+tools/testing/slqb/bench/ and single files out of it. Two plan files
+whose most specific patterns for a file are the same is an error, and so
+is a pattern that carries no file because more specific ones take all it
+matches.
+
 The export builds a git repository from the pristine 6.1 versions of the
 files the series touches, commits one step per exported patch and runs
 git format-patch; 0000-cover-letter.patch adds a shortlog, a diffstat and
@@ -42,7 +51,7 @@ import dataclasses
 import os
 import re
 import tempfile
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from slqb_host import BuildLock, ensure_packages
 from slqb_results import headline, latest_result, read_result
@@ -130,6 +139,13 @@ def matches(pattern: str, path: str) -> bool:
 	return path == pattern
 
 
+def specificity(pattern: str) -> Tuple[bool, int]:
+	"""How closely a Files: pattern names the paths it matches: a path
+	before any folder, then the longer (deeper) folder. Of two patterns
+	that match the same path, the greater one carries it."""
+	return (not pattern.endswith('/'), len(pattern))
+
+
 def assign_quilt(steps: Sequence[Step], series: Sequence[str]) -> None:
 	"""Every patch of patches/series in exactly one step, in order."""
 	planned = [(q, s.name) for s in steps for q in s.quilt]
@@ -156,23 +172,38 @@ def assign_quilt(steps: Sequence[Step], series: Sequence[str]) -> None:
 
 
 def assign_files(steps: Sequence[Step], files: Sequence[str]) -> None:
-	"""Every new file of the repository in exactly one step."""
+	"""Every new file of the repository in exactly one step: the step of
+	the most specific pattern that matches it."""
 	for step in steps:
 		step.files = []
 		for pattern in step.patterns:
 			if not any(matches(pattern, f) for f in files):
 				raise plan_error(step.name, f'Files: {pattern} matches no '
 						 'new file of the repository')
+	carried: Set[Tuple[str, str]] = set()
 	for path in files:
-		owners = [s for s in steps if any(matches(p, path) for p in s.patterns)]
-		if not owners:
+		claims = [(specificity(p), p, s) for s in steps for p in s.patterns
+			  if matches(p, path)]
+		if not claims:
 			raise SlqbError(f'{path} is a new file, but no exported patch '
 					f'carries it: add "Files: {path}" to the right '
 					'file in tools/testing/slqb/series/')
-		if len(owners) > 1:
+		best = max(c[0] for c in claims)
+		owners = [(p, s) for rank, p, s in claims if rank == best]
+		if len({s.name for _, s in owners}) > 1:
 			raise SlqbError(f'{path} is carried by more than one exported '
-					'patch: ' + ', '.join(s.name for s in owners))
-		owners[0].files.append(path)
+					'patch: ' + ', '.join(f'{s.name} (Files: {p})'
+							      for p, s in owners) +
+					'; give it a more specific pattern in one of them')
+		pattern, step = owners[0]
+		step.files.append(path)
+		carried.add((step.name, pattern))
+	for step in steps:
+		for pattern in step.patterns:
+			if (step.name, pattern) not in carried:
+				raise plan_error(step.name, f'Files: {pattern} carries no '
+						 'file: more specific patterns take every '
+						 'file it matches')
 
 
 def load_plan(repo: str, plan_dir: str = PLAN_DIR) -> List[Step]:
@@ -353,6 +384,10 @@ def cover_letter(git_dir: str, steps: Sequence[Step], base: str,
 		'Each patch builds on its own (x86_64) and the kernel patches are',
 		'clean under scripts/checkpatch.pl --strict.',
 		'Apply it with git am --empty=drop (the cover letter has no change).',
+		'',
+		'The harness in tools/testing/slqb/, added at the end of the series,',
+		'builds, boots and tests SLQB in QEMU, and its benchmark gives the',
+		'numbers below.',
 		'',
 	]
 	head = [f'From {"0" * 40} Mon Sep 17 00:00:00 2001',

@@ -1741,10 +1741,62 @@ class SeriesPlanTest(unittest.TestCase):
 			slqb_series.assign_files(steps, files + ['lib/x.c'])
 		with self.assertRaisesRegex(SlqbError, 'Files: include/linux/slqb_def.h matches no'):
 			slqb_series.assign_files(steps, files[1:])
-		steps[0].patterns.append('tools/')
-		with self.assertRaisesRegex(SlqbError, 'more than one exported patch: 01-core, '
-					    '02-harness'):
+		steps[0].patterns.append('tools/testing/slqb/')
+		with self.assertRaisesRegex(SlqbError, 'slqb.py is carried by more than one '
+					    r'exported patch: 01-core \(Files: tools/testing/slqb/\), '
+					    r'02-harness \(Files: tools/testing/slqb/\)'):
 			slqb_series.assign_files(steps, files)
+
+	def test_assign_files_most_specific(self):
+		"""A path beats a folder, a folder below another beats that one."""
+		steps = slqb_series.read_plan(self.PLAN)
+		files = ['mm/slqb.c', 'include/linux/slqb_def.h', 'tools/testing/slqb/slqb.py',
+			 'tools/testing/slqb/bench/slqb_bench.c',
+			 'tools/testing/slqb/test_data/bench.log',
+			 'tools/testing/slqb/test_data/console.log']
+		bench = slqb_series.parse_step('03-bench', 'Subject: bench\n'
+					       'Files: tools/testing/slqb/bench/\n'
+					       'Files: tools/testing/slqb/test_data/bench.log\n\n'
+					       'Why.\n\nSigned-off-by: A <a@b>\n')
+		steps.append(bench)
+		slqb_series.assign_files(steps, files)
+		self.assertEqual(steps[1].files, ['tools/testing/slqb/slqb.py',
+						  'tools/testing/slqb/test_data/console.log'])
+		self.assertEqual(bench.files, ['tools/testing/slqb/bench/slqb_bench.c',
+					       'tools/testing/slqb/test_data/bench.log'])
+		# the order of the plan files does not matter
+		slqb_series.assign_files([steps[2], steps[0], steps[1]], files)
+		self.assertEqual(bench.files, ['tools/testing/slqb/bench/slqb_bench.c',
+					       'tools/testing/slqb/test_data/bench.log'])
+		self.assertEqual(slqb_series.specificity('tools/'),
+				 (False, len('tools/')))
+		self.assertGreater(slqb_series.specificity('a/b/'),
+				   slqb_series.specificity('a/'))
+		self.assertGreater(slqb_series.specificity('a/b'),
+				   slqb_series.specificity('a/bcdefgh/'))
+		# a pattern whose every file a more specific one takes
+		steps[0].patterns.append('tools/testing/slqb/bench/')
+		with self.assertRaisesRegex(SlqbError, 'slqb_bench.c is carried by more '
+					    'than one exported patch'):
+			slqb_series.assign_files(steps, files)
+		steps[0].patterns[-1] = 'tools/testing/'
+		with self.assertRaisesRegex(SlqbError, '01-core: Files: tools/testing/ '
+					    'carries no file: more specific'):
+			slqb_series.assign_files(steps, files)
+
+	def test_real_plan(self):
+		"""tools/testing/slqb/series/ carries every quilt patch and new file
+		of the repository exactly once."""
+		steps = slqb_series.load_plan(REPO)
+		carried = [f for s in steps for f in s.files]
+		self.assertEqual(sorted(carried), slqb_tree.overlay_files(REPO))
+		names = [s.name for s in steps]
+		bench = steps[names.index('09-bench')].files
+		self.assertIn('tools/testing/slqb/slqb_bench.py', bench)
+		self.assertIn('tools/testing/slqb/bench/slqb_bench.c', bench)
+		self.assertTrue(all(f.startswith('tools/testing/slqb/') for f in bench))
+		self.assertIn('tools/testing/slqb/README.rst',
+			      steps[names.index('08-harness')].files)
 
 	def test_matches(self):
 		self.assertTrue(slqb_series.matches('tools/', 'tools/x/y'))
