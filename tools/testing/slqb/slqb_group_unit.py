@@ -1,25 +1,39 @@
 # SPDX-License-Identifier: GPL-2.0
 """`slqb test` group unit: the harness's unit tests, one check per test.
 
-test_slqb_harness.py is a plain unittest suite (run it alone with
-`python3 -m unittest` in this folder). Here it runs in-process, first of
-all groups since it takes seconds and needs nothing from the machine, and
-each test case is reported as `PASS: unit: Class.test` or `FAIL: ...`
-with the assertion's message and the traceback below it.
+test_slqb_harness.py and test_slqb_bench.py (the tests of `slqb bench`,
+which the series adds in a patch of its own) are plain unittest suites:
+`python3 -m unittest` in this folder runs them. Here every test_slqb_*.py
+of the folder runs in-process, first of all groups since they take
+seconds and need nothing from the machine, and each test case is
+reported as `PASS: unit: Class.test` or `FAIL: ...` with the assertion's
+message and the traceback below it.
 """
 
+import glob
+import os
 import unittest
-from slqb_checks import Context, check_group
+from typing import List, Optional, Sequence
 
-TEST_MODULE = 'test_slqb_harness'
+from slqb_checks import Context, check_group
+from slqb_util import HARNESS_DIR
+
+TEST_PREFIX = 'test_slqb_'
+
+
+def test_modules() -> List[str]:
+	"""The unit test modules of the harness's folder, by name."""
+	return sorted(os.path.basename(p)[:-len('.py')] for p in
+		      glob.glob(os.path.join(HARNESS_DIR, TEST_PREFIX + '*.py')))
 
 
 def check_name(test: unittest.TestCase) -> str:
 	"""'unit: KtapParserTest.test_nesting' (module-level errors keep the
 	description unittest gives them)."""
 	name = test.id()
-	if name.startswith(TEST_MODULE + '.'):
-		name = name[len(TEST_MODULE) + 1:]
+	module, dot, rest = name.partition('.')
+	if module.startswith(TEST_PREFIX) and dot:
+		name = rest
 	return f'unit: {name}'
 
 
@@ -70,16 +84,20 @@ class CheckResult(unittest.TestResult):
 		self.ctx.record(check_name(test), True)
 
 
-def load_suite(name: str = TEST_MODULE) -> unittest.TestSuite:
-	"""The unit tests; a module that does not import becomes one failing
-	test (unittest's own handling)."""
-	return unittest.defaultTestLoader.loadTestsFromName(name)
+def load_suite(names: Optional[Sequence[str]] = None) -> unittest.TestSuite:
+	"""The unit tests of the named modules, by default every one of the
+	folder; a module that does not import becomes one failing test
+	(unittest's own handling)."""
+	return unittest.defaultTestLoader.loadTestsFromNames(
+		list(names) if names is not None else test_modules())
 
 
 @check_group('unit')
 def unit_tests(ctx: Context) -> None:
-	"""Runs test_slqb_harness.py and records each of its tests."""
+	"""Runs the unit test modules and records each of their tests."""
 	result = CheckResult(ctx)
-	load_suite().run(result)
+	modules = test_modules()
+	load_suite(modules).run(result)
 	if result.testsRun == 0:
-		ctx.record('unit: the unit tests ran', False, f'{TEST_MODULE} has no tests')
+		ctx.record('unit: the unit tests ran', False,
+			   f'{", ".join(modules) or "no test module"}: no tests')
