@@ -538,6 +538,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 		ensure_packages(list(arch_of(ARM64).packages))
 	paths = Paths.from_env()
 	start = time.monotonic()
+	tree = tree_description()	# what the kernels are built from
 	prepared = {v.name: prepare_variant(paths, v) for v in variants}
 	arm64 = {v.name: prepare_variant(paths, arm64_variant(v))
 		 for v in variants} if args.icount_arm64 else None
@@ -563,7 +564,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 			head[:1] + ['', PROFILE_HEAD, profile_text(profiles)]) + '\n')
 	took = fmt_duration(time.monotonic() - start)
 	result = write_result(out_dir, run_id, command_line(sys.argv), date,
-			      tree_description(), variants, took, summary)
+			      tree, variants, took, summary)
 	print(summary, flush=True)
 	log(f'results: {out_dir} (summary.txt, table.txt, *.csv, plot.png, '
 	    f'result.rst{", profile.txt" if profiles else ""}); total {took}')
