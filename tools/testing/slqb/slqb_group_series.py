@@ -152,12 +152,14 @@ def compare_with_work(paths: Paths, am: str, base: str) -> None:
 
 # ---------------------------------------------------------------- checkpatch
 
-def checkpatch(paths: Paths, tree: str, patch: str) -> Tuple[int, int, int, List[str]]:
-	"""scripts/checkpatch.pl --strict on one patch: errors, warnings,
-	checks and the report lines."""
+def checkpatch(paths: Paths, tree: str, patch: str,
+	       ignore: Sequence[str] = ()) -> Tuple[int, int, int, List[str]]:
+	"""scripts/checkpatch.pl --strict on one patch (with --ignore for the
+	types in ignore): errors, warnings, checks and the report lines."""
 	script = os.path.join(paths.pristine, 'scripts', 'checkpatch.pl')
+	ignoring = ['--ignore', ','.join(ignore)] if ignore else []
 	proc = run(['perl', script, '--strict', '--no-color', '--show-types',
-		    '--root', tree, patch],
+		    *ignoring, '--root', tree, patch],
 		   timeout=CHECKPATCH_TIMEOUT_S, check=False, cwd=tree)
 	lines = proc.stdout.splitlines()
 	for line in lines:
@@ -178,10 +180,14 @@ def reports_of(lines: Sequence[str]) -> List[str]:
 
 
 def checkpatch_check(paths: Paths, tree: str, patch: str, step: Step) -> None:
-	"""Fails unless checkpatch --strict says 0 errors and 0 warnings."""
-	errors, warnings, checks, lines = checkpatch(paths, tree, patch)
+	"""Fails unless checkpatch --strict says 0 errors and 0 warnings
+	(but for the types the step's plan file ignores, with a reason)."""
+	errors, warnings, checks, lines = checkpatch(paths, tree, patch,
+						     sorted(step.ignore))
+	ignored = ''.join(f'; {kind} ignored: {why}'
+			  for kind, why in sorted(step.ignore.items()))
 	log(f'series: checkpatch {os.path.basename(patch)}: {errors} errors, '
-	    f'{warnings} warnings, {checks} checks')
+	    f'{warnings} warnings, {checks} checks{ignored}')
 	if errors or warnings:
 		raise CheckFailed(f'checkpatch --strict: {errors} errors, {warnings} '
 				  'warnings:\n' + quote_lines(reports_of(lines)[:24]))

@@ -19,9 +19,13 @@ quilt patches must come in patches/series order). Files: names a new file
 of the repository, or with a trailing '/' every new file below a folder
 (repeatable). From: overrides the author. Checkpatch-exempt: REASON makes
 the series check report that patch's checkpatch result without failing on
-it (for non-kernel files checkpatch cannot judge; say why). Every quilt patch and every new
-file must be assigned exactly once, so adding a patch or a file without
-saying where it goes is an error that names it.
+it (for non-kernel files checkpatch cannot judge; say why).
+Checkpatch-ignore: TYPE REASON has the series check run checkpatch with
+--ignore TYPE for that patch, for one kind of report that does not apply
+to it (repeatable; TYPE as --show-types names it), so that every other
+report still fails the check. Every quilt patch and every new file must
+be assigned exactly once, so adding a patch or a file without saying
+where it goes is an error that names it.
 
 Files: patterns of different plan files may overlap: the most specific
 pattern that matches a file carries it. A path is more specific than any
@@ -66,7 +70,9 @@ PLAN_DIR = os.path.join(HARNESS_DIR, 'series')
 DEFAULT_AUTHOR = 'SLQB developers <slqb@example.org>'
 COVER_NAME = '0000-cover-letter.patch'
 COVER_SUBJECT = 'SLQB: a queued slab allocator'
-HEADERS = ('Subject', 'Quilt', 'Files', 'From', 'Checkpatch-exempt')
+HEADERS = ('Subject', 'Quilt', 'Files', 'From', 'Checkpatch-exempt',
+	   'Checkpatch-ignore')
+IGNORE_RE = re.compile(r'^([A-Z][A-Z0-9_]+)\s+(\S.*)$')
 CHANGELOG_RE = re.compile(r'^Changelog: (\S+)$')
 PLAN_PREFIX = 'tools/testing/slqb/series/'
 RESULTS_PATH = 'tools/testing/slqb/results'
@@ -83,6 +89,8 @@ class Step:
 	patterns: List[str]
 	body: str
 	exempt: str = ''
+	# checkpatch types the series check ignores for this patch: type -> why
+	ignore: Dict[str, str] = dataclasses.field(default_factory=dict)
 	files: List[str] = dataclasses.field(default_factory=list)
 
 
@@ -110,13 +118,22 @@ def parse_step(name: str, text: str) -> Step:
 	   len(fields['Checkpatch-exempt']) > 1:
 		raise plan_error(name, 'needs exactly one Subject: and at most one '
 				 'From: and one Checkpatch-exempt:')
+	ignore: Dict[str, str] = {}
+	for value in fields['Checkpatch-ignore']:
+		m = IGNORE_RE.match(value)
+		if not m:
+			raise plan_error(name, f'Checkpatch-ignore: {value} is not "TYPE '
+					 'REASON" (a checkpatch type such as '
+					 'FILE_PATH_CHANGES, then why it does not apply)')
+		ignore[m.group(1)] = m.group(2)
 	if not re.search(r'^Signed-off-by: .+ <[^>]+>$', body, re.M):
 		raise plan_error(name, 'the changelog has no Signed-off-by: line')
 	return Step(name=name, subject=fields['Subject'][0],
 		    author=(fields['From'] or [DEFAULT_AUTHOR])[0],
 		    quilt=fields['Quilt'], patterns=fields['Files'],
 		    body=body.strip() + '\n',
-		    exempt=(fields['Checkpatch-exempt'] or [''])[0])
+		    exempt=(fields['Checkpatch-exempt'] or [''])[0],
+		    ignore=ignore)
 
 
 def read_plan(plan_dir: str = PLAN_DIR) -> List[Step]:

@@ -1121,13 +1121,43 @@ class SeriesPlanTest(unittest.TestCase):
 			 ('Quilt:\n\nWhy.\n\nSigned-off-by: A <a@b>\n', 'bad header line'),
 			 ('Subject: s\nSubject: t\n\nWhy.\n\nSigned-off-by: A <a@b>\n',
 			  'exactly one Subject:'),
-			 ('Quilt: a\n\nWhy.\n\nSigned-off-by: A <a@b>\n', 'exactly one Subject:')]
+			 ('Quilt: a\n\nWhy.\n\nSigned-off-by: A <a@b>\n', 'exactly one Subject:'),
+			 ('Subject: s\nCheckpatch-ignore: FILE_PATH_CHANGES\n\nWhy.\n\n'
+			  'Signed-off-by: A <a@b>\n', 'is not "TYPE REASON"'),
+			 ('Subject: s\nCheckpatch-ignore: no-type why\n\nWhy.\n\n'
+			  'Signed-off-by: A <a@b>\n', 'is not "TYPE REASON"')]
 		for text, words in cases:
 			with self.assertRaises(SlqbError, msg=text) as cm:
 				slqb_series.parse_step('09-x', text)
 			self.assertIn(words, str(cm.exception))
 			self.assertIn('tools/testing/slqb/series/09-x', str(cm.exception))
 		self.assertEqual(slqb_series.parse_step('x', self.GOOD).quilt, ['a.patch'])
+
+	def test_checkpatch_ignore(self):
+		step = slqb_series.parse_step('09-x', 'Subject: s\n'
+					      'Checkpatch-ignore: FILE_PATH_CHANGES MAINTAINERS has it\n'
+					      'Checkpatch-ignore: SPDX_LICENSE_TAG  not a source file\n\n'
+					      'Why.\n\nSigned-off-by: A <a@b>\n')
+		self.assertEqual(step.ignore, {'FILE_PATH_CHANGES': 'MAINTAINERS has it',
+					       'SPDX_LICENSE_TAG': 'not a source file'})
+		self.assertEqual(slqb_series.parse_step('x', self.GOOD).ignore, {})
+		# the series check passes the types to checkpatch, and only those
+		import slqb_group_series
+		calls = []
+
+		def fake_run(cmd, timeout, check=True, cwd=None):
+			calls.append(cmd)
+			return mock.Mock(stdout='total: 0 errors, 0 warnings, 0 checks, 9 lines '
+					 'checked\n')
+		paths = Paths(repo=REPO, cache=os.path.join(test_tmpdir, 'cache'))
+		with mock.patch.object(slqb_group_series, 'run', fake_run):
+			slqb_group_series.checkpatch_check(paths, '/am', '/x.patch', step)
+			slqb_group_series.checkpatch_check(
+				paths, '/am', '/x.patch', slqb_series.parse_step('x', self.GOOD))
+		self.assertIn('--ignore', calls[0])
+		self.assertEqual(calls[0][calls[0].index('--ignore') + 1],
+				 'FILE_PATH_CHANGES,SPDX_LICENSE_TAG')
+		self.assertNotIn('--ignore', calls[1])
 
 	def test_read_plan_missing(self):
 		with self.assertRaisesRegex(SlqbError, 'is missing'):
