@@ -569,12 +569,6 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 	destroy_empty(test, s);
 }
 
-/* The cap of the remote queue of an owner that is allocating. */
-static unsigned int test_busy_cap(struct kmem_cache *s)
-{
-	return min(SLQB_REMOTE_BUSY_CAP * s->hiwater, SLQB_REMOTE_BUSY_MAX);
-}
-
 /*
  * Allocate @ctx on @a with a busy window of @ticks for the cache, which
  * leaves the owner on @a allocating for that long; check that the misses
@@ -688,7 +682,7 @@ static void check_remote_cap(struct kunit *test, bool busy)
 	s = remote_test_cache(test, "slqb_test_cap", &a, &b);
 	cap = SLQB_REMOTE_CAP * s->hiwater;
 	if (busy) {
-		cap = test_busy_cap(s);
+		cap = slqb_busy_cap(s);
 		KUNIT_ASSERT_GT(test, cap / 2, SLQB_REMOTE_CAP * s->hiwater);
 	}
 	ctx.s = s;
@@ -775,7 +769,7 @@ static void check_owner_stops(struct kunit *test, enum owner_left left)
 	int a, b;
 
 	s = remote_test_cache(test, "slqb_test_cap_stop", &a, &b);
-	cap = test_busy_cap(s);
+	cap = slqb_busy_cap(s);
 	short_cap = SLQB_REMOTE_CAP * s->hiwater;
 	KUNIT_ASSERT_LT(test, 2 * short_cap, cap);
 	if (left == LEFT_QUEUE)
@@ -866,7 +860,7 @@ static void slqb_test_long_lifo_flush(struct kunit *test)
 	one.s = s;
 	la = cpu_list(s, a);
 	ctx.nr = 2 * SLQB_REMOTE_CAP * s->hiwater;
-	KUNIT_ASSERT_LT(test, ctx.nr, test_busy_cap(s));
+	KUNIT_ASSERT_LT(test, ctx.nr, slqb_busy_cap(s));
 
 	/* A busy owner: the queue waits for it, past the shorter cap. */
 	owner_allocates(test, a, 60 * HZ, &ctx, &rest);
@@ -2410,7 +2404,7 @@ static void claims_past_reserve(struct kunit *test, struct kmem_cache *s,
 {
 	ctx->s = s;
 	rest->s = s;
-	ctx->nr = 3 * test_busy_cap(s);
+	ctx->nr = 3 * slqb_busy_cap(s);
 	KUNIT_ASSERT_LE(test, ctx->nr, (unsigned int)TEST_MAX_OBJS);
 
 	owner_allocates(test, a, window, ctx, rest);
@@ -2451,7 +2445,7 @@ static void slqb_test_remote_claim_reserve(struct kunit *test)
 	int a, b, kept;
 
 	s = remote_test_cache(test, "slqb_test_claim_reserve", &a, &b);
-	bound = s->reserve + test_busy_cap(s) / s->objects;
+	bound = s->reserve + slqb_busy_cap(s) / s->objects;
 	claims_past_reserve(test, s, a, b, 2 * HZ, &ctx, &rest);
 	kept = node_reserve(s, a);
 	KUNIT_EXPECT_GT(test, kept, (int)s->reserve);
@@ -2599,7 +2593,7 @@ static void slqb_test_remote_claim_off_node(struct kunit *test)
 	s = remote_test_cache(test, "slqb_test_claim_off_node", &a, &b);
 	na = per_cpu(slqb_node, a);
 	nb = per_cpu(slqb_node, b);
-	KUNIT_ASSERT_LE(test, 3 * test_busy_cap(s),
+	KUNIT_ASSERT_LE(test, 3 * slqb_busy_cap(s),
 			(unsigned int)TEST_MAX_OBJS);
 	slqb_test_fallback_node(s, nb);
 	claims_past_reserve(test, s, a, b, 2 * HZ, &ctx, &rest);

@@ -1,26 +1,64 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * SLQB: a queued slab allocator.
+ * SLQB: a queued slab allocator. This comment is the design: the queues and
+ * their bounds, who may touch what, every context that runs on its own, and
+ * the lock order. A function that does not match it is a bug in one of them.
  *
- * Free objects wait on queues that are singly linked lists threaded through
- * the objects themselves:
+ * Queues
+ * ------
+ * Free objects wait on singly linked lists threaded through the objects
+ * themselves, by their free pointers:
  *
- *  - each CPU has a LIFO of hot objects (kmem_cache_list.freelist), used with
- *    interrupts disabled and no lock, except that an allocation pops its
- *    head with a compare-and-exchange where the architecture has one of two
- *    words. Any object whose slab is on the CPU's memory node may go there,
- *    whoever owns the slab;
- *  - each CPU owns a list of partial slabs, also used without a lock;
- *  - objects that belong to another CPU's slabs are collected on the freeing
- *    CPU's rlist and handed over to the owner's remote queue in one move. The
- *    owner claims the whole queue when its LIFO runs dry, from its periodic
- *    trim work, or at once when the queue grows past its cap;
- *  - each memory node has a list of slabs under a spinlock, used for
- *    node-specific allocations and for slabs orphaned by an offline CPU,
- *    and a small reserve of empty slabs that refills take before new ones.
+ *  - the LIFO (kmem_cache_list.freelist, .nr): each CPU's hot objects in
+ *    each cache. Allocations pop it and frees push it with interrupts
+ *    disabled and no lock; where the architecture has a two-word
+ *    compare-and-exchange, an allocation pops with interrupts on instead
+ *    (lifo_pop_lockless()). Any object whose slab is on the CPU's local
+ *    node may go there, whoever owns the slab;
+ *  - the CPU's partial slabs (kmem_cache_list.partial), used without a lock.
+ *    A refill takes a slab's whole freelist when it fits under hiwater, else
+ *    freebatch objects of it;
+ *  - the rlist (kmem_cache_cpu.rlist): objects freed here that belong to
+ *    one other CPU's slabs, handed over to that CPU in one move once
+ *    freebatch of them have gathered, or when a free for another CPU comes;
+ *  - the remote queue (kmem_cache_list.remote_head, .remote_nr): what other
+ *    CPUs handed over. Producers push a chain with a compare-and-exchange;
+ *    only the owner takes, and it takes everything at once: onto an empty
+ *    LIFO when it runs dry, from the trim work, from the claim irq_work
+ *    when the queue passes its cap, or from the cap timer;
+ *  - the node list (kmem_cache_node), under its list_lock: partial slabs
+ *    for node-specific allocations and for those of offline CPUs, and the
+ *    reserve, empty slabs that refills take before new ones.
  *
- * Nodes. "Local" always means the CPU's memory node: numa_mem_id() where
- * the architecture tracks memoryless nodes, and the nearest node with normal
+ * Bounds
+ * ------
+ * The tunables (mm/slqb.h has the constants):
+ *
+ *  - hiwater: the LIFO's length past which a free flushes freebatch objects
+ *    from its cold end; SLQB_QUEUE_BYTES of objects, within SLQB_MIN_HIWATER
+ *    and SLQB_DEFAULT_MAX_HIWATER. freebatch is half of it. Both can be
+ *    written in sysfs, so a reader takes each once and must be safe with
+ *    any pair it sees;
+ *  - the cap of a remote queue, past which its owner is interrupted to
+ *    claim it (slqb_remote_over_cap()): SLQB_REMOTE_CAP LIFOs while the
+ *    owner is idle, slqb_busy_cap() while it allocates. An owner allocates if
+ *    its LIFO ran dry (kmem_cache_cpu.dry_stamp) within the busy window,
+ *    SLQB_BUSY_TICKS: it would take its queue onto its LIFO soon anyway;
+ *  - the reserve: up to s->reserve empty slabs per node (SLQB_RESERVE_BYTES
+ *    of them, at most SLQB_MAX_RESERVE). A capped claim for an owner that
+ *    allocates may keep the slabs it empties on the local node past that,
+ *    up to slqb_busy_cap() objects' worth, and the LIFO up to slqb_busy_cap()
+ *    objects, for the owner to allocate again. What was kept past the
+ *    bounds goes back once the owner is idle: the cap timer flushes the
+ *    LIFO to hiwater and frees the reserve down to its bound; the dead-CPU
+ *    drain does so for a CPU that went offline. The trim work halves the
+ *    local reserve every pass; shrink, the shrinker and memory offline
+ *    empty it.
+ *
+ * Nodes
+ * -----
+ * "Local" always means the CPU's memory node: numa_mem_id() where the
+ * architecture tracks memoryless nodes, and the nearest node with normal
  * memory where it does not (x86). A CPU on a memoryless node thus allocates
  * from and frees to the nearest node with memory, and its frees stay local.
  * The rules for a request that names a node:
@@ -39,225 +77,87 @@
  *
  * A slab's node list is that of the node its memory is on, always.
  *
- * Ownership rules: a slab's owner (slab->list) is a CPU list or the node list
- * of the slab's node. A live CPU list is only touched by its CPU, with
- * interrupts disabled but for the lockless pop. A node list, and any slab
+ * Ownership
+ * ---------
+ * A slab's owner (slab->list) is a CPU list or the node list of the slab's
+ * node. A live CPU's list, its slabs, LIFO and rlist are touched by that CPU
+ * alone, with interrupts disabled (but for the lockless pop), with these
+ * exceptions, all lockless: any CPU pushes onto its remote queue and adds
+ * to remote_nr; any CPU reads its dead flag and dry_stamp, and arms its cap
+ * timer (the cap_armed bit makes that once until the timer has run);
+ * statistics and sysfs read its counters racily. A node list, and any slab
  * that it or a dead CPU owns, is only touched under the node's list_lock,
  * and slab->list only changes under that lock. Anyone who read an owner
- * without the lock reads it again under the lock before acting on it.
+ * without the lock reads it again under the lock before acting on it. A
+ * dead CPU's lists are touched by the CPU hotplug callbacks, which run
+ * while it cannot run.
  *
- * This file is the core. Debugging (slqb_debug=) lives in mm/slqb_debug.c,
- * /sys/kernel/slab in mm/slqb_sysfs.c, and what they share in mm/slqb.h.
+ * Contexts that run on their own
+ * ------------------------------
+ *  - trim work (slqb_trim(), deferrable, every SLQB_TRIM_INTERVAL on each
+ *    CPU) and trim-wake work (slqb_trim_wake(), armed while a pass leaves
+ *    objects queued, so that a NOHZ idle CPU gets its pass): process
+ *    context on their CPU, under slab_mutex, interrupts disabled per cache;
+ *    they touch that CPU's lists and the local node's reserve;
+ *  - claim irq_work (slqb_claim_work()): queued on the owner by a CPU whose
+ *    push took the owner's remote queue past its cap; hard interrupt on the
+ *    owner, which claims its own queue;
+ *  - cap timer (slqb_cap_timer(), pinned, one per CPU and cache): armed by
+ *    a pusher on any CPU, or by the claim, to expire when the owner's busy
+ *    window ends; softirq on the owner, which claims, flushes and frees
+ *    the reserve down to its bound once it is idle;
+ *  - drains (drain_all_cpus_locked()): an IPI to every CPU, which empties
+ *    its own queues; for shrink, destroy, memory offline and the shrinker
+ *    (slqb_shrink_scan(), reclaim context, which only trylocks);
+ *  - memory notifier (slqb_memory_callback()): adds node lists before a node
+ *    gets memory, and IPIs the CPUs whose local node changed;
+ *  - CPU hotplug callbacks: slqb_cpu_dead() drains a dead CPU's lists into
+ *    the node lists, slqb_cpu_prepare() gives them back to it, and the
+ *    online and offline callbacks start and stop its trim works.
+ *
+ * Lock order
+ * ----------
+ *   cpu_hotplug_lock (cpus_read_lock)
+ *     mem_hotplug_lock (memory notifier)
+ *       slab_mutex
+ *         local_irq_disable()
+ *           kmem_cache_node.list_lock (one node's at a time)
+ *
+ * slqb_tunables_mutex is taken alone. The trim work takes slab_mutex
+ * without cpu_hotplug_lock: no holder of slab_mutex waits for the work.
+ * Empty slabs are given back (slqb_discard_slabs()) only once no list_lock
+ * is held and the lists are consistent: freeing a slab may re-enter the
+ * allocator through kfree().
+ *
+ * Files
+ * -----
+ *  this file        the object paths: the slabs of a list; the hand-over of
+ *                   objects to their owners; allocation, the slow paths and
+ *                   then the fast path; freeing; bulk
+ *  mm/slqb_remote.c the caps of the remote queues and the busy window, the
+ *                   claim irq_work, the cap timer
+ *  mm/slqb_slab.c   slabs and the page allocator; the reserve; what a cache
+ *                   holds; node lists; orders and layout; caches: creation,
+ *                   tunables, destruction; boot parameters; bootstrap
+ *  mm/slqb_drain.c  local nodes; drains, shrink and destroy; CPU hotplug; the
+ *                   periodic trim; memory hotplug; the shrinker
+ *  mm/slqb_debug.c  slqb_debug=: checks, reports, validation, call lists
+ *  mm/slqb_sysfs.c  /sys/kernel/slab and the statistics files
+ *  mm/slqb.h        what they share: the tunables, the per-CPU state, list
+ *                   and free pointer operations, the KUnit hooks
  */
 
-#include <linux/cpu.h>
-#include <linux/cpuhotplug.h>
-#include <linux/delay.h>
 #include <linux/kfence.h>
-#include <linux/ktime.h>
-#include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
-#include <linux/random.h>
 #include <linux/ratelimit.h>
-#include <linux/sched/mm.h>
-#include <linux/seq_file.h>
-#include <linux/shrinker.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/swap.h>
-#include <linux/workqueue.h>
 #include <trace/events/kmem.h>
 
 #include "internal.h"
 #include "slab.h"
 #include "slqb.h"
-
-/* Boot parameters, see Documentation/admin-guide/kernel-parameters.txt. */
-static unsigned int slqb_min_order;
-static unsigned int slqb_min_objects = 1;
-
-#define SLQB_MAX_MIN_OBJECTS	1024
-/* slab->objects is 16 bits wide. */
-#define SLQB_MAX_OBJECTS	U16_MAX
-/* Below this many objects a slab is of a larger order, see preferred_order(). */
-#define SLQB_LARGE_OBJECTS	16
-#define SLQB_MAX_HIWATER	65536
-/* The bytes that hiwater allows a LIFO by default: a few pages. */
-#define SLQB_QUEUE_BYTES	(2 * PAGE_SIZE)
-#define SLQB_TRIM_INTERVAL	(3 * HZ)
-/* A CPU whose LIFO ran dry less than this long ago is allocating. */
-#define SLQB_BUSY_TICKS		(msecs_to_jiffies(10) + 1)
-/* How long after a missed periodic trim pass a CPU is woken up for it. */
-#define SLQB_TRIM_WAKE_SLACK	(HZ / 2)
-/* The empty slabs a cache keeps per node, see reserve_slab(). */
-#define SLQB_RESERVE_BYTES	(4 * PAGE_SIZE)
-#define SLQB_MAX_RESERVE	8
-
-/* The cache of kmem_cache_node structures and its static bootstrap copy. */
-static struct kmem_cache *kmem_cache_node;
-static struct kmem_cache slqb_boot_node_cache;
-static struct kmem_cache slqb_boot_cache;
-
-static DEFINE_PER_CPU(struct delayed_work, slqb_trim_work);
-static DEFINE_PER_CPU(struct delayed_work, slqb_trim_wake_work);
-
-/* Each CPU's local memory node, see above. */
-DEFINE_PER_CPU(int, slqb_node);
-
-/*
- * The nodes for which every cache has a node list, under slab_mutex. A node
- * joins before its first memory block goes online, so that a cache created
- * while the block is onlined gets a list too (the node joins N_NORMAL_MEMORY
- * only afterwards), and leaves once it has no normal memory left.
- */
-nodemask_t slqb_nodes;
-
-/* The node with normal memory nearest to @node. */
-static int nearest_memory_node(int node)
-{
-	int n, best = first_node(node_states[N_NORMAL_MEMORY]);
-
-	if (node < 0 || node >= nr_node_ids)
-		return best;
-	if (node_state(node, N_NORMAL_MEMORY))
-		return node;
-	for_each_node_state(n, N_NORMAL_MEMORY)
-		if (node_distance(node, n) < node_distance(node, best))
-			best = n;
-	return best;
-}
-
-static void set_local_node(int cpu)
-{
-	WRITE_ONCE(per_cpu(slqb_node, cpu), nearest_memory_node(cpu_to_mem(cpu)));
-}
-
-#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
-/* Fault injection for the KUnit suite: see the hooks in mm/slqb.h. */
-static struct kmem_cache *slqb_fail_cache;
-static atomic_t slqb_fail_allow;
-static struct kmem_cache *slqb_fail_order_cache;
-static unsigned int slqb_fail_order;
-
-void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow)
-{
-	atomic_set(&slqb_fail_allow, allow);
-	WRITE_ONCE(slqb_fail_cache, s);
-}
-
-void slqb_test_fail_orders(struct kmem_cache *s, unsigned int order)
-{
-	WRITE_ONCE(slqb_fail_order, order);
-	WRITE_ONCE(slqb_fail_order_cache, s);
-}
-
-static inline bool fail_new_slab(struct kmem_cache *s)
-{
-	return unlikely(READ_ONCE(slqb_fail_cache) == s) &&
-	       atomic_dec_if_positive(&slqb_fail_allow) < 0;
-}
-
-static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
-{
-	return unlikely(READ_ONCE(slqb_fail_order_cache) == s) &&
-	       order >= READ_ONCE(slqb_fail_order);
-}
-
-static struct kmem_cache *slqb_fallback_cache;
-static int slqb_fallback_node;
-
-void slqb_test_fallback_node(struct kmem_cache *s, int node)
-{
-	WRITE_ONCE(slqb_fallback_cache, NULL);
-	WRITE_ONCE(slqb_fallback_node, node);
-	WRITE_ONCE(slqb_fallback_cache, s);
-}
-
-static inline int slab_pages_node(struct kmem_cache *s, int node)
-{
-	if (unlikely(READ_ONCE(slqb_fallback_cache) == s))
-		return READ_ONCE(slqb_fallback_node);
-	return node;
-}
-
-static struct kmem_cache *slqb_busy_cache;
-static unsigned long slqb_busy_ticks;
-
-void slqb_test_busy_ticks(struct kmem_cache *s, unsigned long ticks)
-{
-	WRITE_ONCE(slqb_busy_cache, NULL);
-	WRITE_ONCE(slqb_busy_ticks, ticks);
-	WRITE_ONCE(slqb_busy_cache, s);
-}
-
-static inline unsigned long busy_ticks(struct kmem_cache *s)
-{
-	if (unlikely(READ_ONCE(slqb_busy_cache) == s))
-		return READ_ONCE(slqb_busy_ticks);
-	return SLQB_BUSY_TICKS;
-}
-
-static struct kmem_cache *slqb_watch_cache;
-static struct slqb_test_watch *slqb_watch;
-
-void slqb_test_watch_pages(struct kmem_cache *s, struct slqb_test_watch *w)
-{
-	WRITE_ONCE(slqb_watch_cache, NULL);
-	WRITE_ONCE(slqb_watch, w);
-	WRITE_ONCE(slqb_watch_cache, s);
-}
-
-static void watch_pages(struct kmem_cache *s, gfp_t flags)
-{
-	struct slqb_test_watch *w;
-
-	if (likely(READ_ONCE(slqb_watch_cache) != s))
-		return;
-	w = READ_ONCE(slqb_watch);
-	if (!w->calls++)
-		w->first_flags = flags;
-	if (!irqs_disabled())
-		w->irqs_enabled = true;
-	if (w->during)
-		w->during(w->arg);
-}
-
-static void watch_report(struct kmem_cache *s)
-{
-	if (READ_ONCE(slqb_watch_cache) == s)
-		READ_ONCE(slqb_watch)->reports++;
-}
-#else
-static inline bool fail_new_slab(struct kmem_cache *s)
-{
-	return false;
-}
-
-static inline unsigned long busy_ticks(struct kmem_cache *s)
-{
-	return SLQB_BUSY_TICKS;
-}
-
-static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
-{
-	return false;
-}
-
-static inline int slab_pages_node(struct kmem_cache *s, int node)
-{
-	return node;
-}
-
-static inline void watch_pages(struct kmem_cache *s, gfp_t flags)
-{
-}
-
-static inline void watch_report(struct kmem_cache *s)
-{
-}
-#endif
 
 /*
  * The hooks of mm/slab.h each test a static key first, and most calls find
@@ -312,408 +212,7 @@ static __always_inline bool in_slab(const struct kmem_cache *s,
 	       (unsigned long)slab->objects * s->size;
 }
 
-/* Slabs and the page allocator */
-
-static struct folio *alloc_slab_pages(struct kmem_cache *s, gfp_t flags,
-				      int node, unsigned int order)
-{
-	watch_pages(s, flags);
-	if (fail_slab_order(s, order))
-		return NULL;
-	node = slab_pages_node(s, node);
-	return (struct folio *)alloc_pages_node(node, flags, order);
-}
-
-/*
- * Make the object at @p ready for its first allocation. Return it as KASAN
- * tagged it: with software tags, an object of a cache with a constructor
- * keeps this tag for the slab's life, so the free list must carry it.
- */
-static void *setup_object(struct kmem_cache *s, void *p)
-{
-	void *object = kasan_init_slab_obj(s, p);
-
-	if (s->ctor) {
-		kasan_unpoison_object_data(s, object);
-		s->ctor(object);
-		kasan_poison_object_data(s, object);
-	}
-	if (slqb_debug_cache(s))
-		slqb_debug_init_object(s, p);
-	return object;
-}
-
-#ifdef CONFIG_SLAB_FREELIST_RANDOM
-/*
- * s->random_seq is a permutation of the indices of a slab of s->order, made
- * once per cache by the common code. Each new slab links its free objects
- * in that order, from a random place in it, and skips the indices that a
- * smaller slab of s->min_order does not have.
- */
-static int init_random_seq(struct kmem_cache *s)
-{
-	return cache_random_seq_create(s, s->objects, GFP_KERNEL);
-}
-
-/* Set up and link the @objects objects from @start in random order. */
-static void *link_random(struct kmem_cache *s, void *start,
-			 unsigned int objects)
-{
-	unsigned int count = s->objects, pos, k, idx;
-	void *first = NULL, *prev = NULL, *p;
-
-	pos = get_random_u32_below(count);
-	for (k = 0; k < count; k++, pos = pos + 1 < count ? pos + 1 : 0) {
-		idx = s->random_seq[pos];
-		if (idx >= objects)
-			continue;
-		p = setup_object(s, start + idx * s->size);
-		if (prev)
-			set_freepointer(s, prev, p);
-		else
-			first = p;
-		prev = p;
-	}
-	set_freepointer(s, prev, NULL);
-	return first;
-}
-
-static inline bool random_order(struct kmem_cache *s)
-{
-	return s->random_seq;
-}
-#else
-static inline int init_random_seq(struct kmem_cache *s)
-{
-	return 0;
-}
-
-static inline void *link_random(struct kmem_cache *s, void *start,
-				unsigned int objects)
-{
-	return NULL;
-}
-
-static inline bool random_order(struct kmem_cache *s)
-{
-	return false;
-}
-#endif
-
-/*
- * Count the slabs on each node's memory, for /sys/kernel/slab/<cache>/slabs.
- * The node's list exists for any slab but those of kmem_cache_node made at
- * boot before it: early_node_alloc() counts its own.
- */
-static inline void count_node_slab(struct kmem_cache *s, struct slab *slab,
-				   int delta)
-{
-	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
-
-	if (n)
-		atomic_long_add(delta, &n->list.node_slabs);
-}
-
-/*
- * A new slab, with its objects on its freelist. It is of s->order when the
- * page allocator has that at hand without reclaim, else of s->min_order.
- */
-struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
-{
-	unsigned int order = s->order, objects = s->objects, i;
-	struct folio *folio = NULL;
-	struct slab *slab;
-	void *start, *object, *prev;
-
-	if (unlikely(flags & GFP_SLAB_BUG_MASK))
-		flags = kmalloc_fix_flags(flags);
-	flags &= GFP_RECLAIM_MASK | GFP_CONSTRAINT_MASK;
-	flags |= s->allocflags;
-
-	if (fail_new_slab(s))
-		return NULL;
-	if (order > s->min_order)
-		folio = alloc_slab_pages(s, (flags | __GFP_NOWARN |
-					     __GFP_NORETRY) & ~__GFP_NOFAIL,
-					 node, order);
-	if (!folio) {
-		order = s->min_order;
-		objects = s->min_objects;
-		folio = alloc_slab_pages(s, flags, node, order);
-		if (!folio)
-			return NULL;
-	}
-
-	slab = folio_slab(folio);
-	__folio_set_slab(folio);
-	if (page_is_pfmemalloc(folio_page(folio, 0)))
-		slab_set_pfmemalloc(slab);
-	slab->slab_cache = s;
-	slab->list = NULL;
-	slab->inuse = 0;
-	/* Before account_slab(): memcg sizes its vector by objs_per_slab(). */
-	slab->objects = objects;
-	account_slab(slab, order, s, flags);
-
-	/*
-	 * KASAN: all of it off limits, objects open only while allocated.
-	 * This also resets the pages' tag: slab_address() is untagged after.
-	 */
-	kasan_poison_slab(slab);
-	start = slab_address(slab);
-	if (random_order(s)) {
-		slab->freelist = link_random(s, start, objects);
-	} else {
-		slab->freelist = setup_object(s, start);
-		for (i = 1, prev = slab->freelist; i < objects; i++) {
-			object = setup_object(s, start + i * s->size);
-			set_freepointer(s, prev, object);
-			prev = object;
-		}
-		set_freepointer(s, prev, NULL);
-	}
-	count_node_slab(s, slab, 1);
-	return slab;
-}
-
-void slqb_free_slab(struct kmem_cache *s, struct slab *slab)
-{
-	struct folio *folio = slab_folio(slab);
-	unsigned int order = folio_order(folio);
-
-	count_node_slab(s, slab, -1);
-	__slab_clear_pfmemalloc(slab);
-	__folio_clear_slab(folio);
-	page_mapcount_reset(folio_page(folio, 0));
-	folio->mapping = NULL;
-	if (current->reclaim_state)
-		current->reclaim_state->reclaimed_slab += 1 << order;
-	unaccount_slab(slab, order, s);
-	__free_pages(folio_page(folio, 0), order);
-}
-
-static void rcu_free_slab(struct rcu_head *head)
-{
-	struct slab *slab = container_of(head, struct slab, rcu_head);
-
-	slqb_free_slab(slab->slab_cache, slab);
-}
-
-/*
- * Give an empty slab back to the page allocator: flush_slab_free counts
- * these, not the slabs that a reserve keeps.
- */
-static void release_slab(struct kmem_cache *s, struct slab *slab)
-{
-	stat_this_cpu(s, FLUSH_SLAB_FREE);
-	if (unlikely(s->flags & SLAB_TYPESAFE_BY_RCU))
-		call_rcu(&slab->rcu_head, rcu_free_slab);
-	else
-		slqb_free_slab(s, slab);
-}
-
-static void free_slabs(struct kmem_cache *s, struct list_head *discard)
-{
-	struct slab *slab, *next;
-
-	list_for_each_entry_safe(slab, next, discard, slab_list)
-		release_slab(s, slab);
-}
-
-/*
- * The reserve: a few empty slabs per node that a cache keeps instead of
- * freeing them, so that a workload that frees a batch and allocates it
- * again does not go through the page allocator, and build a freelist, for
- * every slab. The node's list owns them, under its list_lock, with every
- * object on the slab's freelist. Trim, shrink, the shrinker and memory
- * hotplug give them back. Debugged caches keep none. Up to @limit slabs:
- * s->reserve, or more on the local node for the claim of an allocating
- * owner's queue, which the owner's cap timer gives back (see
- * slqb_claim_work()).
- */
-static bool reserve_slab(struct kmem_cache *s, struct slab *slab,
-			 unsigned int limit)
-{
-	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
-	unsigned long flags;
-	bool kept = false;
-
-	if (!n || slqb_debug_cache(s) || READ_ONCE(n->list.nr_empty) >= limit)
-		return false;
-	spin_lock_irqsave(&n->list_lock, flags);
-	if (n->list.nr_empty < limit) {
-		WRITE_ONCE(slab->list, &n->list);
-		list_own_slab(&n->list, slab);
-		list_add(&slab->slab_list, &n->list.empty);
-		WRITE_ONCE(n->list.nr_empty, n->list.nr_empty + 1);
-		n->list.slab_free += slab->objects;
-		kept = true;
-	}
-	spin_unlock_irqrestore(&n->list_lock, flags);
-	return kept;
-}
-
-/* Move a slab of @n's reserve onto the partial list of @l, under list_lock. */
-static struct slab *reserve_take(struct kmem_cache *s,
-				 struct kmem_cache_node *n,
-				 struct kmem_cache_list *l)
-{
-	struct slab *slab = list_first_entry_or_null(&n->list.empty,
-						     struct slab, slab_list);
-
-	if (!slab)
-		return NULL;
-	list_del(&slab->slab_list);
-	WRITE_ONCE(n->list.nr_empty, n->list.nr_empty - 1);
-	n->list.slab_free -= slab->objects;
-	list_disown_slab(&n->list, slab);
-	list_add_slab(s, l, slab);
-	return slab;
-}
-
-/* Free the slabs of @n's reserve beyond the first @keep. */
-static void reserve_release(struct kmem_cache *s, struct kmem_cache_node *n,
-			    unsigned int keep)
-{
-	unsigned long flags;
-	struct slab *slab;
-	LIST_HEAD(discard);
-
-	if (READ_ONCE(n->list.nr_empty) <= keep)
-		return;
-	spin_lock_irqsave(&n->list_lock, flags);
-	while (n->list.nr_empty > keep) {
-		slab = list_last_entry(&n->list.empty, struct slab, slab_list);
-		list_move(&slab->slab_list, &discard);
-		WRITE_ONCE(n->list.nr_empty, n->list.nr_empty - 1);
-		n->list.slab_free -= slab->objects;
-		list_disown_slab(&n->list, slab);
-	}
-	spin_unlock_irqrestore(&n->list_lock, flags);
-	free_slabs(s, &discard);
-}
-
-static void reserve_release_all(struct kmem_cache *s)
-{
-	struct kmem_cache_node *n;
-	int node;
-
-	for_each_kmem_cache_node(s, node, n)
-		reserve_release(s, n, 0);
-}
-
-/* As slqb_discard_slabs(), with room for @extra more on the local node. */
-static void discard_slabs(struct kmem_cache *s, struct list_head *discard,
-			  unsigned int extra)
-{
-	unsigned int limit = READ_ONCE(s->reserve);
-	int local = extra ? slqb_local_node() : NUMA_NO_NODE;
-	struct slab *slab, *next;
-
-	list_for_each_entry_safe(slab, next, discard, slab_list) {
-		list_del(&slab->slab_list);
-		if (!reserve_slab(s, slab, slab_nid(slab) == local ?
-					   limit + extra : limit))
-			release_slab(s, slab);
-	}
-}
-
-/*
- * Give empty slabs back: to the reserve while it has room, else to the page
- * allocator. Callers collect them while they change lists and give them
- * back here once their lists are consistent again: freeing a slab may call
- * kfree() (memcg vectors), which re-enters the allocator.
- */
-void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard)
-{
-	discard_slabs(s, discard, 0);
-}
-
-/*
- * No slab could be had for an allocation that did not ask for silence: say
- * so, a few times in a burst at most, with what the cache already holds.
- */
-void slqb_report_no_slab(struct kmem_cache *s, gfp_t flags, int node)
-{
-	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
-				      DEFAULT_RATELIMIT_BURST);
-	struct kmem_cache_node *n;
-	struct slqb_totals t;
-	int nid;
-
-	if (flags & __GFP_NOWARN)
-		return;
-	watch_report(s);
-	if (!__ratelimit(&rs))
-		return;
-	slqb_cache_totals(s, &t);
-	pr_warn("SLQB: %s: no new slab on node %d, gfp %#x(%pGg)\n",
-		s->name, node, flags, &flags);
-	pr_warn("SLQB: %s: objects of %u bytes (%u with metadata), %u per slab of order %u, or %u of order %u\n",
-		s->name, s->object_size, s->size, s->objects, s->order,
-		s->min_objects, s->min_order);
-	pr_warn("SLQB: %s: %lu slabs, %lu objects, %lu of them in use\n",
-		s->name, t.slabs, t.objects, totals_in_use(s, &t));
-	for_each_kmem_cache_node(s, nid, n)
-		pr_warn("SLQB: %s: node %d has %ld slabs\n", s->name, nid,
-			atomic_long_read(&n->list.node_slabs));
-}
-
-/*
- * Allocate a slab with interrupts disabled on entry and exit; @irqflags are
- * the caller's, saved before it disabled them. Interrupts are enabled around
- * the page allocation only if they were enabled in the caller and the flags
- * allow sleeping: the caller may then be running on another CPU. A caller
- * that had them disabled gets no direct reclaim.
- */
-static struct slab *new_slab_irqoff(struct kmem_cache *s, gfp_t flags,
-				    int node, unsigned long irqflags)
-{
-	struct slab *slab;
-
-	flags &= gfp_allowed_mask;
-	if (irqs_disabled_flags(irqflags))
-		flags &= ~__GFP_DIRECT_RECLAIM;
-	if (!gfpflags_allow_blocking(flags)) {
-		slab = slqb_new_slab(s, flags, node);
-	} else {
-		local_irq_enable();
-		slab = slqb_new_slab(s, flags, node);
-		local_irq_disable();
-	}
-	if (unlikely(!slab))
-		slqb_report_no_slab(s, flags, node);
-	return slab;
-}
-
-#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
-bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags)
-{
-	unsigned long irqflags;
-	struct slab *slab;
-
-	local_irq_disable();
-	local_save_flags(irqflags);
-	slab = new_slab_irqoff(s, flags, slqb_local_node(), irqflags);
-	local_irq_enable();
-	if (slab)
-		slqb_free_slab(s, slab);
-	return slab;
-}
-#endif
-
-/* Move a partial slab from list @from to list @to. */
-static void list_move_slab(struct kmem_cache *s, struct kmem_cache_list *from,
-			   struct kmem_cache_list *to, struct slab *slab)
-{
-	unsigned int nr_free = slab_free_objects(s, slab);
-
-	list_del(&slab->slab_list);
-	from->nr_partial--;
-	from->slab_free -= nr_free;
-	list_disown_slab(from, slab);
-	list_add_slab(s, to, slab);
-}
+/* The slabs of a list */
 
 /*
  * Return a chain of @nr objects of @slab, which @l owns, from @head to
@@ -774,10 +273,8 @@ static bool free_chain_locked(struct kmem_cache *s, struct slab *slab,
 	return true;
 }
 
-/* Remote queues */
+/* The hand-over of objects to their owners */
 
-static void rlist_handover(struct kmem_cache *s, struct kmem_cache_cpu *c,
-			   struct list_head *discard);
 static bool send_run(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		     struct slab *slab, void *head, void *tail,
 		     unsigned int nr, struct list_head *discard, bool batch);
@@ -814,9 +311,9 @@ static __always_inline void *chain_run(struct kmem_cache *s,
  * through send_run(). Returns how many objects there were; *@remote, if
  * given, counts those that went to the rlist.
  */
-static unsigned int flush_chain(struct kmem_cache *s, struct kmem_cache_cpu *c,
-				void *head, struct list_head *discard,
-				unsigned int *remote)
+unsigned int slqb_flush_chain(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			      void *head, struct list_head *discard,
+			      unsigned int *remote)
 {
 	struct slab *slab = head ? object_slab(head) : NULL, *next_slab;
 	unsigned int nr = 0, nr_remote = 0, run;
@@ -852,110 +349,12 @@ static unsigned int flush_chain(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	return nr;
 }
 
-/* Take everything on @l's remote queue. */
-static void *remote_take_all(struct kmem_cache_list *l)
-{
-	return xchg(&l->remote_head, NULL);
-}
-
-/*
- * Whether a CPU whose LIFO last ran dry at @stamp is allocating: it did so
- * in the last busy_ticks(). As an unsigned difference, a stamp that has not
- * moved for long looks recent again only for one window each time jiffies
- * wrap around; time_before() would take it for recent half the time.
- */
-static bool owner_busy(struct kmem_cache *s, unsigned long stamp)
-{
-	return jiffies - stamp < busy_ticks(s);
-}
-
-/* The cap of the remote queue of an owner that allocates, in objects. */
-static unsigned int busy_cap(struct kmem_cache *s)
-{
-	return max(SLQB_REMOTE_CAP * s->hiwater,
-		   min(SLQB_REMOTE_BUSY_CAP * s->hiwater, SLQB_REMOTE_BUSY_MAX));
-}
-
-/* Whether @l's remote queue is past the cap of an owner that is idle. */
-static bool queue_over_cap(struct kmem_cache *s, struct kmem_cache_list *l)
-{
-	return atomic_read(&l->remote_nr) > (int)(SLQB_REMOTE_CAP * s->hiwater);
-}
-
-/*
- * Whether @l holds more than an owner that stopped allocating would keep:
- * a queue past the shorter cap, a LIFO past @hiwater, or a reserve past
- * its bound on the owner's node. On the owner's CPU.
- */
-static bool kept_for_busy(struct kmem_cache *s, struct kmem_cache_list *l,
-			  unsigned int hiwater)
-{
-	struct kmem_cache_node *n = get_node(s, slqb_local_node());
-
-	return queue_over_cap(s, l) || READ_ONCE(l->nr) > hiwater ||
-	       (n && READ_ONCE(n->list.nr_empty) > READ_ONCE(s->reserve));
-}
-
-/*
- * Have slqb_cap_timer() look at @owner's queue, LIFO and node reserve once
- * the busy window that began at @stamp is over, unless it is armed already.
- *
- * With CONFIG_DEBUG_OBJECTS_TIMERS, arming the timer may allocate a debug
- * object: the allocator is re-entered here, from the free path or from the
- * claim's irq_work, with the lists of this CPU and of @owner consistent.
- */
-static void arm_cap_timer(struct kmem_cache *s, struct kmem_cache_cpu *owner,
-			  unsigned long stamp)
-{
-	if (!test_bit(0, &owner->cap_armed) &&
-	    !test_and_set_bit(0, &owner->cap_armed)) {
-		owner->cap_timer.expires = stamp + busy_ticks(s);
-		add_timer_on(&owner->cap_timer, owner->list.cpu);
-	}
-}
-
-/*
- * A push took @target's remote queue past SLQB_REMOTE_CAP LIFOs. If the
- * owner stopped allocating, interrupt it to claim the queue now
- * (claim_capped()): else the queue would wait for the owner's next trim
- * pass, each object keeping a slab from being freed.
- *
- * An owner that allocates takes its whole queue onto its LIFO each time the
- * LIFO runs dry, and allocates those objects again, so its queue may grow
- * to busy_cap() before it is interrupted. Interrupting it at the shorter cap
- * let a CPU that frees faster than the owner allocates interrupt the owner
- * every few hand-overs, with claims that found its LIFO full and sent the
- * objects through their slabs back to the page allocator, for the owner to
- * allocate new slabs. The timer makes sure that a queue left past the
- * shorter cap, when the owner stops, is claimed once the owner's busy window
- * is over, and that a LIFO such a claim left past hiwater is flushed back
- * to it (slqb_cap_timer()).
- *
- * @queued is what this push counted; pushes that go on until the claim has
- * run, from this CPU or others, can take the queue somewhat further. This
- * CPU's rlist is already handed over when the timer is armed.
- */
-static void remote_over_cap(struct kmem_cache *s, struct kmem_cache_cpu *c,
-			    struct kmem_cache_list *target, int queued)
-{
-	struct kmem_cache_cpu *owner = container_of(target,
-						    struct kmem_cache_cpu, list);
-	unsigned long stamp = READ_ONCE(owner->dry_stamp);
-
-	if (!owner_busy(s, stamp) || queued > (int)busy_cap(s)) {
-		stat(&c->list, REMOTE_CAP_HIT);
-		irq_work_queue_on(&target->claim_work, target->cpu);
-	} else {
-		arm_cap_timer(s, owner, stamp);
-	}
-}
-
 /*
  * Push a chain of @nr objects owned by @target onto its remote queue in one
  * move. No lock: producers only push, the consumer only takes everything.
  * Past its cap, the owner is asked to claim the queue at once, with an
  * irq_work that is queued once until it has run, not once a push
- * (remote_over_cap()). If the owner went offline, nobody would claim the
+ * (slqb_remote_over_cap()). If the owner went offline, nobody would claim the
  * queue, so the objects go back to their slabs here, under the node locks.
  */
 static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
@@ -973,21 +372,21 @@ static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	queued = atomic_add_return(nr, &target->remote_nr);
 	if (queued > (int)(SLQB_REMOTE_CAP * s->hiwater) &&
 	    !READ_ONCE(target->dead) && cpu_online(target->cpu))
-		remote_over_cap(s, c, target, queued);
+		slqb_remote_over_cap(s, c, target, queued);
 
 	/* Pairs with the barrier in slqb_drain_dead_cpu(). */
 	smp_mb();
 	if (unlikely(READ_ONCE(target->dead))) {
 		head = remote_take_all(target);
 		if (head)
-			atomic_sub(flush_chain(s, c, head, discard, NULL),
+			atomic_sub(slqb_flush_chain(s, c, head, discard, NULL),
 				   &target->remote_nr);
 	}
 }
 
 /* Hand this CPU's rlist over to its target. */
-static void rlist_handover(struct kmem_cache *s, struct kmem_cache_cpu *c,
-			   struct list_head *discard)
+void slqb_rlist_handover(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			 struct list_head *discard)
 {
 	void *head = c->rlist, *tail = c->rlist_tail;
 	unsigned int nr = c->rlist_nr;
@@ -1008,7 +407,7 @@ static void rlist_add(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		      unsigned int nr, struct list_head *discard)
 {
 	if (c->rlist_nr && c->rlist_target != target)
-		rlist_handover(s, c, discard);
+		slqb_rlist_handover(s, c, discard);
 	c->rlist_target = target;
 	set_freepointer(s, tail, c->rlist);
 	if (!c->rlist)
@@ -1016,7 +415,7 @@ static void rlist_add(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	c->rlist = head;
 	c->rlist_nr += nr;
 	if (c->rlist_nr >= s->freebatch)
-		rlist_handover(s, c, discard);
+		slqb_rlist_handover(s, c, discard);
 }
 
 /*
@@ -1055,15 +454,15 @@ static bool send_run(struct kmem_cache *s, struct kmem_cache_cpu *c,
 }
 
 /* Claim this CPU's remote queue and return the objects to their slabs. */
-static void claim_remote(struct kmem_cache *s, struct kmem_cache_cpu *c,
-			 struct list_head *discard)
+void slqb_claim_remote(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		       struct list_head *discard)
 {
 	void *head = remote_take_all(&c->list);
 	unsigned int nr;
 
 	if (!head)
 		return;
-	nr = flush_chain(s, c, head, discard, NULL);
+	nr = slqb_flush_chain(s, c, head, discard, NULL);
 	atomic_sub(nr, &c->list.remote_nr);
 	stat(&c->list, CLAIM_REMOTE_LIST);
 	stat_add(&c->list, CLAIM_REMOTE_LIST_OBJECTS, nr);
@@ -1073,8 +472,8 @@ static void claim_remote(struct kmem_cache *s, struct kmem_cache_cpu *c,
  * Flush @nr objects from the cold end of the LIFO: the objects freed
  * longest ago, whose cache lines are the least likely to be hot.
  */
-static void flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
-		       unsigned int nr, struct list_head *discard)
+void slqb_flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		     unsigned int nr, struct list_head *discard)
 {
 	struct kmem_cache_list *l = &c->list;
 	unsigned int keep, remote;
@@ -1100,153 +499,38 @@ static void flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	}
 	stat(l, FLUSH_FREE_LIST);
 	stat_add(l, FLUSH_FREE_LIST_OBJECTS, nr);
-	flush_chain(s, c, head, discard, &remote);
+	slqb_flush_chain(s, c, head, discard, &remote);
 	stat_add(l, FLUSH_FREE_LIST_REMOTE, remote);
 }
 
-/*
- * Claim the remote queue of @c after its cap was hit. What fits on the LIFO
- * under @keep objects goes there, where the next allocations take it rather
- * than a slab the claim would have emptied and freed; the rest goes back to
- * its slabs.
- */
-static void claim_capped(struct kmem_cache *s, struct kmem_cache_cpu *c,
-			 unsigned int keep, struct list_head *discard)
-{
-	struct kmem_cache_list *l = &c->list;
-	unsigned int room = l->nr < keep ? keep - l->nr : 0;
-	void *head, *last, *next;
-	unsigned int nr;
-
-	if (!room) {
-		claim_remote(s, c, discard);
-		return;
-	}
-	head = remote_take_all(l);
-	if (!head)
-		return;
-	last = head;
-	for (nr = 1; nr < room; nr++) {
-		next = get_freepointer(s, last);
-		if (!next)
-			break;
-		last = next;
-	}
-	next = get_freepointer(s, last);
-	set_freepointer(s, last, l->freelist);
-	l->freelist = head;
-	l->nr += nr;
-	if (next)
-		nr += flush_chain(s, c, next, discard, NULL);
-	atomic_sub(nr, &l->remote_nr);
-	stat(l, CLAIM_REMOTE_LIST);
-	stat_add(l, CLAIM_REMOTE_LIST_OBJECTS, nr);
-}
+/* Allocation: the slow paths */
 
 /*
- * The cap was hit: claim the remote queue now, on the owning CPU. An owner
- * that stopped allocating keeps hiwater objects on its LIFO. One that
- * allocates keeps up to busy_cap(): it would take the whole queue onto its
- * LIFO anyway the next time the LIFO ran dry (claim_to_lifo()), so a LIFO
- * that long holds nothing that it could not already hold. Topped up to
- * hiwater only, it would send most of a queue that a faster freer filled
- * through its slabs back to the page allocator, and then allocate new
- * slabs for the same objects. For the same reason, the slabs of the local
- * node that the rest of its queue empties may wait in that node's reserve,
- * up to busy_cap() objects' worth beyond its bound: a freer that outruns
- * the owner by more than the LIFO holds would otherwise have them freed and
- * allocated again, a whole batch at a time, where slabs of order 3 have no
- * reserve at all. The reserve is the node's: whichever CPU of the node
- * refills next takes them, and the cap timer of whichever stops gives back
- * what is past the bound.
+ * Allocate a slab with interrupts disabled on entry and exit; @irqflags are
+ * the caller's, saved before it disabled them. Interrupts are enabled around
+ * the page allocation only if they were enabled in the caller and the flags
+ * allow sleeping: the caller may then be running on another CPU. A caller
+ * that had them disabled gets no direct reclaim.
  */
-static void slqb_claim_work(struct irq_work *work)
+static struct slab *new_slab_irqoff(struct kmem_cache *s, gfp_t flags,
+				    int node, unsigned long irqflags)
 {
-	struct kmem_cache_list *l = container_of(work, struct kmem_cache_list,
-						 claim_work);
-	struct kmem_cache *s = l->cache;
-	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
-	unsigned long stamp = READ_ONCE(c->dry_stamp);
-	unsigned int hiwater = READ_ONCE(s->hiwater);
-	unsigned int keep = hiwater, room = 0;
-	LIST_HEAD(discard);
+	struct slab *slab;
 
-	if (WARN_ON_ONCE(&c->list != l))
-		return;
-	if (owner_busy(s, stamp)) {
-		keep = busy_cap(s);
-		room = keep / s->objects;
+	flags &= gfp_allowed_mask;
+	if (irqs_disabled_flags(irqflags))
+		flags &= ~__GFP_DIRECT_RECLAIM;
+	if (!gfpflags_allow_blocking(flags)) {
+		slab = slqb_new_slab(s, flags, node);
+	} else {
+		local_irq_enable();
+		slab = slqb_new_slab(s, flags, node);
+		local_irq_disable();
 	}
-	claim_capped(s, c, keep, &discard);
-	discard_slabs(s, &discard, room);
-	/*
-	 * Once the owner stops, the LIFO goes back to hiwater and the
-	 * reserve to its bound. The pushes usually armed the timer already,
-	 * but not when one push took the queue past the longer cap at once,
-	 * nor when the owner began to allocate after the push that queued
-	 * this claim.
-	 */
-	if (kept_for_busy(s, l, hiwater))
-		arm_cap_timer(s, c, stamp);
+	if (unlikely(!slab))
+		slqb_report_no_slab(s, flags, node);
+	return slab;
 }
-
-/*
- * Armed when a push took the queue of an owner that allocates past the
- * shorter cap (remote_over_cap()), or when a claim left such an owner's
- * LIFO or node reserve past its bound (slqb_claim_work()), it runs on the
- * owner's CPU once the owner's busy window is over. While the owner has
- * extended its window, it waits for the end of the new window. Once the
- * owner stopped, it gives back what was kept for an owner that allocates:
- * it claims a queue past the shorter cap, as the irq_work would have,
- * flushes the LIFO down to hiwater and frees the local node's reserve
- * down to its bound.
- */
-static void slqb_cap_timer(struct timer_list *t)
-{
-	struct kmem_cache_cpu *c = from_timer(c, t, cap_timer);
-	struct kmem_cache_list *l = &c->list;
-	struct kmem_cache *s = l->cache;
-	unsigned long stamp = READ_ONCE(c->dry_stamp), flags;
-	unsigned int hiwater = READ_ONCE(s->hiwater);
-	bool busy = owner_busy(s, stamp);
-	struct kmem_cache_node *n;
-	LIST_HEAD(discard);
-
-	/* Moved off a CPU that went offline, whose queue is taken care of. */
-	if (l->cpu != smp_processor_id()) {
-		clear_bit(0, &c->cap_armed);
-		return;
-	}
-	if (busy && kept_for_busy(s, l, hiwater)) {
-		mod_timer(t, stamp + busy_ticks(s));
-		return;
-	}
-	clear_bit(0, &c->cap_armed);
-	/* Either a push sees the bit clear, or this sees its objects. */
-	smp_mb__after_atomic();
-	if (busy) {
-		/*
-		 * A push, or a claim that interrupted this timer, came in
-		 * between and found the bit still set.
-		 */
-		if (kept_for_busy(s, l, hiwater) &&
-		    !test_and_set_bit(0, &c->cap_armed))
-			mod_timer(t, stamp + busy_ticks(s));
-		return;
-	}
-	local_irq_save(flags);
-	if (queue_over_cap(s, l))
-		claim_capped(s, c, hiwater, &discard);
-	if (l->nr > hiwater)
-		flush_lifo(s, c, l->nr - hiwater, &discard);
-	local_irq_restore(flags);
-	slqb_discard_slabs(s, &discard);
-	n = get_node(s, slqb_local_node());
-	if (n)
-		reserve_release(s, n, READ_ONCE(s->reserve));
-}
-
-/* Allocation */
 
 /*
  * @n objects were taken off the freelist of @slab, a partial slab of @l:
@@ -1309,6 +593,24 @@ static bool claim_to_lifo(struct kmem_cache *s, struct kmem_cache_list *l)
 	return true;
 }
 
+/* Move a slab of @n's reserve onto the partial list of @l, under list_lock. */
+static struct slab *reserve_take(struct kmem_cache *s,
+				 struct kmem_cache_node *n,
+				 struct kmem_cache_list *l)
+{
+	struct slab *slab = list_first_entry_or_null(&n->list.empty,
+						     struct slab, slab_list);
+
+	if (!slab)
+		return NULL;
+	list_del(&slab->slab_list);
+	WRITE_ONCE(n->list.nr_empty, n->list.nr_empty - 1);
+	n->list.slab_free -= slab->objects;
+	list_disown_slab(&n->list, slab);
+	list_add_slab(s, l, slab);
+	return slab;
+}
+
 /*
  * Take a partial slab left on the local node list, or else a slab of the
  * node's reserve, rather than a new one.
@@ -1331,6 +633,7 @@ static void adopt_node_slab(struct kmem_cache *s, struct kmem_cache_list *l)
 	spin_unlock(&n->list_lock);
 }
 
+/* Pop the head of the LIFO, which is not empty, with interrupts disabled. */
 static __always_inline void *lifo_pop(struct kmem_cache *s,
 				      struct kmem_cache_list *l)
 {
@@ -1343,7 +646,104 @@ static __always_inline void *lifo_pop(struct kmem_cache *s,
 	return object;
 }
 
-#if defined(CONFIG_64BIT) && defined(CONFIG_HAVE_CMPXCHG_DOUBLE)
+/* The local LIFO is empty. Interrupts are disabled, see new_slab_irqoff(). */
+static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
+			unsigned long irqflags)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
+	struct kmem_cache_list *l = &c->list;
+	struct slab *slab;
+	unsigned long now;
+
+	/* The LIFO ran dry: see slqb_remote_over_cap(). */
+	now = jiffies;
+	if (READ_ONCE(c->dry_stamp) != now)
+		WRITE_ONCE(c->dry_stamp, now);
+	if (READ_ONCE(l->remote_head) && claim_to_lifo(s, l))
+		return lifo_pop(s, l);
+	if (list_empty(&l->partial))
+		adopt_node_slab(s, l);
+	if (list_empty(&l->partial)) {
+		slab = new_slab_irqoff(s, gfpflags, slqb_local_node(), irqflags);
+		if (!slab)
+			return NULL;
+		l = &this_cpu_ptr(s->cpu_slab)->list;
+		list_add_slab(s, l, slab);
+		stat(l, ALLOC_SLAB_NEW);
+		/*
+		 * Meanwhile other CPUs may have pushed onto the remote queue,
+		 * and, with interrupts on, a free from an interrupt may have
+		 * refilled the LIFO, here or on the CPU that this task moved
+		 * to. Take from the new slab all the same: a slab left on the
+		 * partial list with no object taken would stay there, empty,
+		 * as only a flush that empties a slab gives it back.
+		 */
+		if (l->freelist) {
+			stat(l, ALLOC);
+			return slab_take_object(s, l, slab);
+		}
+	}
+	fill_lifo(s, l);
+	return lifo_pop(s, l);
+}
+
+/*
+ * A node-specific allocation: from that node's list, under its lock. A node
+ * with no normal memory is no node at all: NULL with *fallback set tells the
+ * caller to use the local path. Otherwise a new slab comes from @node if it
+ * has one at hand (no reclaim, no warning), and then, unless the caller
+ * insists on @node, from wherever the page allocator finds one with the
+ * caller's own flags; it goes on the list of its own node.
+ */
+static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
+			bool *fallback, unsigned long irqflags)
+{
+	struct kmem_cache_node *n;
+	struct slab *slab;
+	void *object = NULL;
+
+	n = slqb_alloc_node_list(s, node);
+	if (!n) {
+		*fallback = true;
+		return NULL;
+	}
+
+	spin_lock(&n->list_lock);
+	slab = list_first_entry_or_null(&n->list.partial, struct slab,
+					slab_list);
+	if (!slab)
+		slab = reserve_take(s, n, &n->list);
+	if (slab) {
+		object = slab_take_object(s, &n->list, slab);
+		stat(&n->list, ALLOC);
+	}
+	spin_unlock(&n->list_lock);
+	if (object)
+		return object;
+
+	if (gfpflags & __GFP_THISNODE) {
+		slab = new_slab_irqoff(s, gfpflags, node, irqflags);
+	} else {
+		slab = new_slab_irqoff(s, slqb_node_try_flags(gfpflags), node,
+				       irqflags);
+		if (!slab)
+			slab = new_slab_irqoff(s, gfpflags, node, irqflags);
+	}
+	if (!slab)
+		return NULL;
+	n = get_node(s, slab_nid(slab));
+	spin_lock(&n->list_lock);
+	list_add_slab(s, &n->list, slab);
+	stat(&n->list, ALLOC_SLAB_NEW);
+	object = slab_take_object(s, &n->list, slab);
+	stat(&n->list, ALLOC);
+	spin_unlock(&n->list_lock);
+	return object;
+}
+
+/* Allocation: the fast path */
+
+#ifdef SLQB_LOCKLESS_POP
 /* kmem_cache_list's @nr and @seq, and the word they make together. */
 union lifo_counters {
 	struct {
@@ -1451,141 +851,13 @@ out:
 	return object;
 }
 
-#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
-void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
-				void *arg)
-{
-	struct kmem_cache_list *l;
-	union lifo_counters old;
-	void *object, *next;
-
-	if (!system_has_cmpxchg_double())
-		return ERR_PTR(-EOPNOTSUPP);
-	preempt_disable();
-	l = raw_cpu_ptr(&s->cpu_slab->list);
-	object = lifo_peek(s, l, &old, &next);
-	irq(arg);
-	if (object && !lifo_take(l, object, old, next))
-		object = ERR_PTR(-EAGAIN);
-	preempt_enable();
-	return object;
-}
-#endif
-
-/* The per-CPU state starts the LIFO's pair on the boundary it needs. */
-#define SLQB_CPU_ALIGN		(2 * sizeof(void *))
 #else
 static __always_inline void *lifo_pop_lockless(struct kmem_cache *s,
 					       gfp_t gfpflags, int node)
 {
 	return NULL;
 }
-
-#define SLQB_CPU_ALIGN		__alignof__(struct kmem_cache_cpu)
-
-#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
-void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
-				void *arg)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
 #endif
-#endif
-
-/* The local LIFO is empty. Interrupts are disabled, see new_slab_irqoff(). */
-static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
-			unsigned long irqflags)
-{
-	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
-	struct kmem_cache_list *l = &c->list;
-	struct slab *slab;
-	unsigned long now;
-
-	/* The LIFO ran dry: see remote_over_cap(). */
-	now = jiffies;
-	if (READ_ONCE(c->dry_stamp) != now)
-		WRITE_ONCE(c->dry_stamp, now);
-	if (READ_ONCE(l->remote_head) && claim_to_lifo(s, l))
-		return lifo_pop(s, l);
-	if (list_empty(&l->partial))
-		adopt_node_slab(s, l);
-	if (list_empty(&l->partial)) {
-		slab = new_slab_irqoff(s, gfpflags, slqb_local_node(), irqflags);
-		if (!slab)
-			return NULL;
-		l = &this_cpu_ptr(s->cpu_slab)->list;
-		list_add_slab(s, l, slab);
-		stat(l, ALLOC_SLAB_NEW);
-		/*
-		 * Meanwhile other CPUs may have pushed onto the remote queue,
-		 * and, with interrupts on, a free from an interrupt may have
-		 * refilled the LIFO, here or on the CPU that this task moved
-		 * to. Take from the new slab all the same: a slab left on the
-		 * partial list with no object taken would stay there, empty,
-		 * as only a flush that empties a slab gives it back.
-		 */
-		if (l->freelist) {
-			stat(l, ALLOC);
-			return slab_take_object(s, l, slab);
-		}
-	}
-	fill_lifo(s, l);
-	return lifo_pop(s, l);
-}
-
-/*
- * A node-specific allocation: from that node's list, under its lock. A node
- * with no normal memory is no node at all: NULL with *fallback set tells the
- * caller to use the local path. Otherwise a new slab comes from @node if it
- * has one at hand (no reclaim, no warning), and then, unless the caller
- * insists on @node, from wherever the page allocator finds one with the
- * caller's own flags; it goes on the list of its own node.
- */
-static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
-			bool *fallback, unsigned long irqflags)
-{
-	struct kmem_cache_node *n;
-	struct slab *slab;
-	void *object = NULL;
-
-	n = slqb_alloc_node_list(s, node);
-	if (!n) {
-		*fallback = true;
-		return NULL;
-	}
-
-	spin_lock(&n->list_lock);
-	slab = list_first_entry_or_null(&n->list.partial, struct slab,
-					slab_list);
-	if (!slab)
-		slab = reserve_take(s, n, &n->list);
-	if (slab) {
-		object = slab_take_object(s, &n->list, slab);
-		stat(&n->list, ALLOC);
-	}
-	spin_unlock(&n->list_lock);
-	if (object)
-		return object;
-
-	if (gfpflags & __GFP_THISNODE) {
-		slab = new_slab_irqoff(s, gfpflags, node, irqflags);
-	} else {
-		slab = new_slab_irqoff(s, slqb_node_try_flags(gfpflags), node,
-				       irqflags);
-		if (!slab)
-			slab = new_slab_irqoff(s, gfpflags, node, irqflags);
-	}
-	if (!slab)
-		return NULL;
-	n = get_node(s, slab_nid(slab));
-	spin_lock(&n->list_lock);
-	list_add_slab(s, &n->list, slab);
-	stat(&n->list, ALLOC_SLAB_NEW);
-	object = slab_take_object(s, &n->list, slab);
-	stat(&n->list, ALLOC);
-	spin_unlock(&n->list_lock);
-	return object;
-}
 
 /*
  * Allocate one object with interrupts disabled; @irqflags are the caller's.
@@ -1773,7 +1045,7 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		 * freebatch from its cold end. A claim of the remote queue
 		 * (claim_to_lifo(), or slqb_claim_work() while this CPU
 		 * allocates) may have left it longer, by up to about
-		 * busy_cap() objects: flush all that in the same walk, down
+		 * slqb_busy_cap() objects: flush all that in the same walk, down
 		 * to where a flush usually leaves the LIFO, rather than walk
 		 * past most of it for each freebatch. A write to the
 		 * tunables in between may leave the LIFO short of hiwater:
@@ -1783,7 +1055,7 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			nr -= hiwater + 1 - batch;
 		else
 			nr = batch;
-		flush_lifo(s, c, nr, &discard);
+		slqb_flush_lifo(s, c, nr, &discard);
 	} else {
 		stat(&c->list, FREE_REMOTE);
 		send_run(s, c, object_slab(object), object, object, 1,
@@ -1948,6 +1220,8 @@ void kmem_cache_free(struct kmem_cache *s, void *x)
 	__kmem_cache_free_one(s, x, _RET_IP_, false);
 }
 EXPORT_SYMBOL(kmem_cache_free);
+
+/* Bulk */
 
 /*
  * kmem_cache_free_bulk() frees in runs: objects of one slab, found together
@@ -2260,1122 +1534,43 @@ int kmem_cache_alloc_bulk(struct kmem_cache *s, gfp_t flags, size_t size,
 }
 EXPORT_SYMBOL(kmem_cache_alloc_bulk);
 
-/* Draining: shrink, CPU hotplug and the periodic trim */
-
-/* Phase one of a drain, on each CPU: empty the LIFO and the rlist. */
-static void drain_local_queues(void *info)
-{
-	struct kmem_cache *s = info;
-	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
-	LIST_HEAD(discard);
-
-	flush_lifo(s, c, c->list.nr, &discard);
-	rlist_handover(s, c, &discard);
-	slqb_discard_slabs(s, &discard);
-}
-
-/*
- * Phase two, once no CPU holds objects for others: claim remote queues.
- * A capped claim (slqb_claim_work()) may have run since phase one: its
- * objects, all of this CPU's own slabs, went onto the LIFO.
- */
-static void drain_remote_queue(void *info)
-{
-	struct kmem_cache *s = info;
-	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
-	LIST_HEAD(discard);
-
-	claim_remote(s, c, &discard);
-	flush_lifo(s, c, c->list.nr, &discard);
-	rlist_handover(s, c, &discard);
-	slqb_discard_slabs(s, &discard);
-}
-
-/*
- * Return every queued object of @s to its slab and free the empty slabs.
- * The caller holds cpus_read_lock(); offline CPUs were drained when they
- * died.
- */
-static void drain_all_cpus_locked(struct kmem_cache *s)
-{
-	on_each_cpu(drain_local_queues, s, 1);
-	on_each_cpu(drain_remote_queue, s, 1);
-	reserve_release_all(s);
-}
-
-static void list_totals(struct kmem_cache_list *l, struct slqb_totals *t)
-{
-	t->slabs += atomic_long_read(&l->nr_slabs);
-	t->objects += atomic_long_read(&l->nr_objects);
-	t->partial += READ_ONCE(l->nr_partial);
-	t->free += READ_ONCE(l->slab_free) + READ_ONCE(l->nr) +
-		   max(atomic_read(&l->remote_nr), 0);
-}
-
-/* Sum the counters of every list of @s. */
-void slqb_cache_totals(struct kmem_cache *s, struct slqb_totals *t)
-{
-	struct kmem_cache_node *n;
-	int cpu, node;
-
-	memset(t, 0, sizeof(*t));
-	for_each_possible_cpu(cpu) {
-		struct kmem_cache_cpu *c = cpu_of(s, cpu);
-
-		list_totals(&c->list, t);
-		t->free += READ_ONCE(c->rlist_nr);
-	}
-	for_each_kmem_cache_node(s, node, n)
-		list_totals(&n->list, t);
-}
-
-int __kmem_cache_shrink(struct kmem_cache *s)
-{
-	struct slqb_totals t;
-
-	cpus_read_lock();
-	drain_all_cpus_locked(s);
-	cpus_read_unlock();
-	slqb_debug_release_empty_slabs(s);
-	slqb_cache_totals(s, &t);
-	return t.partial ? 1 : 0;
-}
-
-bool __kmem_cache_empty(struct kmem_cache *s)
-{
-	struct slqb_totals t;
-
-	slqb_cache_totals(s, &t);
-	return !t.slabs;
-}
-
-/*
- * Wait for the claims that run on their own, the capped claim's irq_work
- * and the cap timer, and leave none of them queued or armed. A claim may
- * push to another CPU and arm that one's timer, hence the order.
- */
-static void stop_claims(struct kmem_cache *s)
-{
-	struct kmem_cache_cpu *c;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		irq_work_sync(&cpu_of(s, cpu)->list.claim_work);
-	for_each_possible_cpu(cpu) {
-		c = cpu_of(s, cpu);
-		del_timer_sync(&c->cap_timer);
-		clear_bit(0, &c->cap_armed);
-	}
-}
-
-int __kmem_cache_shutdown(struct kmem_cache *s)
-{
-	struct slqb_totals t;
-
-	drain_all_cpus_locked(s);
-	/*
-	 * A cap timer that claimed just before the drain gives the slabs it
-	 * emptied back with interrupts on, possibly into a reserve that the
-	 * drain has emptied already; the drain's own hand-overs may have
-	 * armed it again. Wait for it, then empty the reserves once more.
-	 */
-	stop_claims(s);
-	reserve_release_all(s);
-	slqb_debug_release_empty_slabs(s);
-	slqb_cache_totals(s, &t);
-	if (!t.slabs) {
-		slqb_forget_early_aliases(s);
-		return 0;
-	}
-	pr_err("SLQB: cache %s still has %lu objects allocated in %lu slabs at shutdown\n",
-	       s->name, totals_in_use(s, &t), t.slabs);
-	return -EBUSY;
-}
-
-/*
- * @cpu is dead. Hand its partial slabs to the node lists, then, once it is
- * marked dead so that whoever frees into its remaining (full) slabs adopts
- * them, return its LIFO, rlist and remote queue.
- */
-static void slqb_drain_dead_cpu(struct kmem_cache *s, int cpu)
-{
-	struct kmem_cache_cpu *c = cpu_of(s, cpu);
-	struct kmem_cache_list *l = &c->list;
-	struct kmem_cache_node *n;
-	struct slab *slab, *next;
-	LIST_HEAD(discard);
-	void *head;
-
-	local_irq_disable();
-	list_for_each_entry_safe(slab, next, &l->partial, slab_list) {
-		n = get_node(s, slab_nid(slab));
-		spin_lock(&n->list_lock);
-		list_move_slab(s, l, &n->list, slab);
-		spin_unlock(&n->list_lock);
-	}
-
-	WRITE_ONCE(l->dead, true);
-	/* Pairs with the barrier in remote_push(). */
-	smp_mb();
-
-	flush_lifo(s, c, l->nr, &discard);
-	rlist_handover(s, c, &discard);
-	head = remote_take_all(l);
-	if (head)
-		atomic_sub(flush_chain(s, c, head, &discard, NULL), &l->remote_nr);
-	rlist_handover(s, c, &discard);
-	slqb_discard_slabs(s, &discard);
-	local_irq_enable();
-	/* Its cap timer will not run: give back what a claim kept past it. */
-	n = get_node(s, per_cpu(slqb_node, cpu));
-	if (n)
-		reserve_release(s, n, READ_ONCE(s->reserve));
-}
-
-/*
- * @cpu is coming up: it owns its lists again. Wait for anyone who saw it
- * dead under a node lock before it starts using them without locks.
- */
-static void slqb_revive_cpu(struct kmem_cache *s, int cpu)
-{
-	struct kmem_cache_list *l = &cpu_of(s, cpu)->list;
-	struct kmem_cache_node *n;
-	int node;
-
-	WRITE_ONCE(l->dead, false);
-	for_each_kmem_cache_node(s, node, n) {
-		spin_lock_irq(&n->list_lock);
-		spin_unlock_irq(&n->list_lock);
-	}
-}
-
-static int slqb_cpu_prepare(unsigned int cpu)
-{
-	struct kmem_cache *s;
-
-	set_local_node(cpu);
-
-	mutex_lock(&slab_mutex);
-	list_for_each_entry(s, &slab_caches, list)
-		slqb_revive_cpu(s, cpu);
-	mutex_unlock(&slab_mutex);
-	return 0;
-}
-
-static int slqb_cpu_dead(unsigned int cpu)
-{
-	struct kmem_cache *s;
-
-	mutex_lock(&slab_mutex);
-	list_for_each_entry(s, &slab_caches, list)
-		slqb_drain_dead_cpu(s, cpu);
-	mutex_unlock(&slab_mutex);
-	return 0;
-}
-
-/*
- * One trim pass over a cache on this CPU: claim the remote queue, flush the
- * LIFO and hand the rlist over, and free half of the local node's reserve.
- * A LIFO that nobody touched since the last pass (same head, same length)
- * is flushed whole; a busy one loses freebatch objects from its cold end.
- * The work is bounded by hiwater objects plus the capped remote queue
- * (see remote_over_cap()).
- * Returns how many objects this CPU still queues for @s.
- */
-static unsigned int trim_cache(struct kmem_cache *s)
-{
-	struct kmem_cache_node *n;
-	struct kmem_cache_cpu *c;
-	struct kmem_cache_list *l;
-	unsigned int before, nr, released;
-	LIST_HEAD(discard);
-#ifdef CONFIG_SLQB_STATS
-	u64 start = ktime_get_ns(), took;
-#endif
-
-	local_irq_disable();
-	n = get_node(s, slqb_local_node());
-	if (n)
-		reserve_release(s, n, READ_ONCE(n->list.nr_empty) / 2);
-	c = this_cpu_ptr(s->cpu_slab);
-	l = &c->list;
-	before = l->nr + atomic_read(&l->remote_nr) + c->rlist_nr;
-	if (!before) {
-		local_irq_enable();
-		return 0;
-	}
-	claim_remote(s, c, &discard);
-	nr = min(l->nr, s->freebatch);
-	if (l->freelist == c->trim_head && l->nr == c->trim_nr)
-		nr = l->nr;
-	flush_lifo(s, c, nr, &discard);
-	c->trim_head = l->freelist;
-	c->trim_nr = l->nr;
-	rlist_handover(s, c, &discard);
-	/* A remote push after the count above can leave more on the LIFO. */
-	released = before > l->nr ? before - l->nr : 0;
-	stat(l, TRIM_RUNS);
-	stat_add(l, TRIM_OBJECTS, released);
-	slqb_discard_slabs(s, &discard);
-#ifdef CONFIG_SLQB_STATS
-	took = min_t(u64, ktime_get_ns() - start, UINT_MAX);
-	if (took > l->stats[TRIM_WORST_NS])
-		l->stats[TRIM_WORST_NS] = took;
-	if (released > l->stats[TRIM_WORST_OBJECTS])
-		l->stats[TRIM_WORST_OBJECTS] = released;
-#endif
-	nr = l->nr;
-	local_irq_enable();
-	return nr;
-}
-
 #if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
-void slqb_test_trim(struct kmem_cache *s)
+/* The hooks of the KUnit suite into the paths, see mm/slqb.h. */
+
+bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags)
 {
-	trim_cache(s);
-}
-#endif
-
-/*
- * Trim every cache on this CPU. Waiting for slab_mutex is safe: nobody
- * holds it while waiting for this work. slqb_cpu_offline() cancels the work
- * under the CPU hotplug lock alone, and no holder of slab_mutex takes that
- * lock (kmem_cache_destroy() takes it first).
- *
- * The periodic work is deferrable, so that a CPU with nothing queued is not
- * woken up for it. Neither would a NOHZ idle CPU be that still queues
- * objects, and they would wait until something else woke it. So while a
- * pass leaves objects queued, a second work, not deferrable, is armed a
- * little after the next periodic pass is due: on a busy CPU the periodic
- * pass comes first and pushes it on, on an idle one it runs the pass
- * itself. An idle LIFO is flushed whole by its second pass, so an idle CPU
- * is woken a few times at most and then left alone.
- */
-static void trim_all_caches(void)
-{
-	struct delayed_work *wake = this_cpu_ptr(&slqb_trim_wake_work);
-	unsigned int queued = 0;
-	struct kmem_cache *s;
-
-	mutex_lock(&slab_mutex);
-	list_for_each_entry(s, &slab_caches, list)
-		queued += trim_cache(s);
-	mutex_unlock(&slab_mutex);
-	if (queued)
-		mod_delayed_work_on(smp_processor_id(), system_wq, wake,
-				    SLQB_TRIM_INTERVAL + SLQB_TRIM_WAKE_SLACK);
-	else
-		cancel_delayed_work(wake);
-}
-
-#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
-void slqb_test_trim_all(void)
-{
-	trim_all_caches();
-}
-
-bool slqb_test_trim_wake_armed(int cpu)
-{
-	return delayed_work_pending(per_cpu_ptr(&slqb_trim_wake_work, cpu));
-}
-#endif
-
-static void slqb_trim(struct work_struct *work)
-{
-	trim_all_caches();
-	schedule_delayed_work_on(smp_processor_id(), to_delayed_work(work),
-				 SLQB_TRIM_INTERVAL);
-}
-
-static void slqb_trim_wake(struct work_struct *work)
-{
-	trim_all_caches();
-}
-
-static int slqb_cpu_online(unsigned int cpu)
-{
-	struct delayed_work *work = per_cpu_ptr(&slqb_trim_work, cpu);
-
-	/*
-	 * The prepare callback ran before the architecture may have set up
-	 * cpu_to_mem() for this CPU (powerpc does so as it comes up).
-	 */
-	set_local_node(cpu);
-	INIT_DEFERRABLE_WORK(work, slqb_trim);
-	INIT_DELAYED_WORK(per_cpu_ptr(&slqb_trim_wake_work, cpu),
-			  slqb_trim_wake);
-	schedule_delayed_work_on(cpu, work, SLQB_TRIM_INTERVAL + cpu);
-	return 0;
-}
-
-static int slqb_cpu_offline(unsigned int cpu)
-{
-	cancel_delayed_work_sync(per_cpu_ptr(&slqb_trim_work, cpu));
-	cancel_delayed_work_sync(per_cpu_ptr(&slqb_trim_wake_work, cpu));
-	return 0;
-}
-
-static void init_node_list(struct kmem_cache *s, struct kmem_cache_node *n);
-
-/*
- * The local node of this CPU changed: give back the objects on its queues
- * and hand the partial slabs of other nodes to their node lists, so that
- * the LIFO serves local memory again (see "Nodes" at the top).
- */
-static void requeue_foreign(void *info)
-{
-	int local = slqb_local_node();
-	struct slab *slab, *next;
-	struct kmem_cache *s;
-
-	list_for_each_entry(s, &slab_caches, list) {
-		struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
-		struct kmem_cache_list *l = &c->list;
-		LIST_HEAD(discard);
-
-		flush_lifo(s, c, l->nr, &discard);
-		rlist_handover(s, c, &discard);
-		list_for_each_entry_safe(slab, next, &l->partial, slab_list) {
-			struct kmem_cache_node *n = get_node(s, slab_nid(slab));
-
-			if (slab_nid(slab) == local || !n)
-				continue;
-			spin_lock(&n->list_lock);
-			list_move_slab(s, l, &n->list, slab);
-			spin_unlock(&n->list_lock);
-		}
-		slqb_discard_slabs(s, &discard);
-	}
-}
-
-/*
- * Recompute the local nodes after memory came or went. The caller holds
- * slab_mutex and the CPU hotplug lock; offline CPUs recompute theirs when
- * they come up.
- */
-static void update_local_nodes(void)
-{
-	int cpu, old;
-
-	for_each_online_cpu(cpu) {
-		old = per_cpu(slqb_node, cpu);
-		set_local_node(cpu);
-		if (per_cpu(slqb_node, cpu) != old)
-			smp_call_function_single(cpu, requeue_foreign, NULL, 1);
-	}
-}
-
-/*
- * Memory hotplug. A node that gains normal memory gets a list in every
- * cache, and joins slqb_nodes, before its pages can be allocated; it leaves
- * slqb_nodes when its last normal memory has gone, but the lists stay: a
- * cache never loses one. Queues are drained before memory goes offline, so
- * that queued objects do not pin its slabs.
- */
-static int slqb_memory_callback(struct notifier_block *self,
-				unsigned long action, void *arg)
-{
-	struct memory_notify *marg = arg;
-	int nid = marg->status_change_nid_normal;
-	struct kmem_cache *s;
-	int ret = 0;
-
-	switch (action) {
-	case MEM_GOING_ONLINE:
-		if (nid < 0)
-			break;
-		mutex_lock(&slab_mutex);
-		list_for_each_entry(s, &slab_caches, list) {
-			struct kmem_cache_node *n;
-
-			if (s->node[nid])
-				continue;
-			n = kmem_cache_alloc(kmem_cache_node, GFP_KERNEL);
-			if (!n) {
-				ret = -ENOMEM;
-				break;
-			}
-			init_node_list(s, n);
-			s->node[nid] = n;
-		}
-		if (!ret)
-			node_set(nid, slqb_nodes);
-		mutex_unlock(&slab_mutex);
-		break;
-	case MEM_CANCEL_ONLINE:
-	case MEM_OFFLINE:
-		mutex_lock(&slab_mutex);
-		if (nid >= 0 && !node_state(nid, N_NORMAL_MEMORY))
-			node_clear(nid, slqb_nodes);
-		update_local_nodes();
-		mutex_unlock(&slab_mutex);
-		break;
-	case MEM_ONLINE:
-		mutex_lock(&slab_mutex);
-		update_local_nodes();
-		mutex_unlock(&slab_mutex);
-		break;
-	case MEM_GOING_OFFLINE:
-		mutex_lock(&slab_mutex);
-		list_for_each_entry(s, &slab_caches, list)
-			drain_all_cpus_locked(s);
-		mutex_unlock(&slab_mutex);
-		break;
-	default:
-		break;
-	}
-	return notifier_from_errno(ret);
-}
-
-static struct notifier_block slqb_memory_nb = {
-	.notifier_call = slqb_memory_callback,
-	.priority = SLAB_CALLBACK_PRI,
-};
-
-/* Cache creation and teardown */
-
-static void init_list(struct kmem_cache *s, struct kmem_cache_list *l, int cpu)
-{
-	INIT_LIST_HEAD(&l->partial);
-	atomic_long_set(&l->nr_slabs, 0);
-	atomic_long_set(&l->nr_objects, 0);
-	atomic_long_set(&l->node_slabs, 0);
-	atomic_set(&l->remote_nr, 0);
-	l->cache = s;
-	l->cpu = cpu;
-	init_irq_work(&l->claim_work, slqb_claim_work);
-	INIT_LIST_HEAD(&l->empty);
-	l->nr_empty = 0;
-#ifdef CONFIG_SLQB_DEBUG
-	INIT_LIST_HEAD(&l->full);
-#endif
-}
-
-static void init_node_list(struct kmem_cache *s, struct kmem_cache_node *n)
-{
-	memset(n, 0, sizeof(*n));
-	spin_lock_init(&n->list_lock);
-	init_list(s, &n->list, -1);
-}
-
-/*
- * The node lists of the kmem_cache_node cache itself: carve each one out of
- * a fresh slab on its node, which the new list then owns. The slab must be
- * of that node, or the list would own another node's slab; NULL if the node
- * has no page to spare.
- */
-static struct kmem_cache_node *__init early_node_alloc(struct kmem_cache *s,
-						       int node)
-{
-	struct kmem_cache_node *n;
+	unsigned long irqflags;
 	struct slab *slab;
 
-	slab = slqb_new_slab(s, GFP_NOWAIT | __GFP_THISNODE, node);
-	if (!slab)
-		return NULL;
-	n = slab->freelist;
-	slab->freelist = get_freepointer(s, n);
-	slab->inuse = 1;
-	/* Taken past the allocation hooks: open it to KASAN by hand. */
-	n = kasan_slab_alloc(s, n, GFP_NOWAIT, false);
-	init_node_list(s, n);
-	atomic_long_set(&n->list.node_slabs, 1);
-	slab->list = &n->list;
-	list_own_slab(&n->list, slab);
-	if (slab->freelist) {
-		list_add(&slab->slab_list, &n->list.partial);
-		n->list.nr_partial = 1;
-		n->list.slab_free = slab->objects - 1;
-	}
-	return n;
+	local_irq_disable();
+	local_save_flags(irqflags);
+	slab = new_slab_irqoff(s, flags, slqb_local_node(), irqflags);
+	local_irq_enable();
+	if (slab)
+		slqb_free_slab(s, slab);
+	return slab;
 }
 
-static void free_node_lists(struct kmem_cache *s)
+void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
+				void *arg)
 {
-	int node;
+#ifdef SLQB_LOCKLESS_POP
+	struct kmem_cache_list *l;
+	union lifo_counters old;
+	void *object, *next;
 
-	for (node = 0; node < nr_node_ids; node++) {
-		if (s->node[node])
-			kmem_cache_free(kmem_cache_node, s->node[node]);
-		s->node[node] = NULL;
-	}
-}
-
-/*
- * A list for each node of slqb_nodes; the caller holds slab_mutex. A node
- * whose list cannot come from its own memory at boot gets one from the
- * nearest node instead, through the normal path.
- */
-static int alloc_node_lists(struct kmem_cache *s)
-{
-	struct kmem_cache_node *n;
-	int node;
-
-	for_each_node_mask(node, slqb_nodes) {
-		n = slab_state == DOWN ? early_node_alloc(s, node) : NULL;
-		if (!n) {
-			n = kmem_cache_alloc_node(kmem_cache_node, GFP_KERNEL,
-						  node);
-			if (!n)
-				return -ENOMEM;
-			init_node_list(s, n);
-		}
-		s->node[node] = n;
-	}
-	return 0;
-}
-
-static inline unsigned long order_objects(unsigned int order,
-					  unsigned int size)
-{
-	return (PAGE_SIZE << order) / size;
-}
-
-/*
- * The smallest order that wastes at most a quarter of the slab and meets
- * slqb_min_order and slqb_min_objects; failing that, the smallest that
- * holds an object. This is the order every slab can fall back to.
- */
-static int calculate_order(unsigned int size)
-{
-	unsigned int first = slqb_min_order, order;
-
-	/* Where slqb_min_order would give too many objects, it gives way. */
-	while (first && order_objects(first, size) > SLQB_MAX_OBJECTS)
-		first--;
-	for (order = first; order < MAX_ORDER; order++) {
-		unsigned long bytes = PAGE_SIZE << order;
-		unsigned long objects = order_objects(order, size);
-
-		if (objects > SLQB_MAX_OBJECTS)
-			break;
-		if (objects && objects >= slqb_min_objects &&
-		    (bytes - objects * size) * 4 <= bytes)
-			return order;
-	}
-	/* No order meets both goals: take the first that holds an object. */
-	for (order = first; order < MAX_ORDER; order++) {
-		if (order_objects(order, size) > SLQB_MAX_OBJECTS)
-			break;
-		if (order_objects(order, size))
-			return order;
-	}
-	return -E2BIG;
-}
-
-/*
- * The order to try first. Large objects, of which a slab of @min_order
- * holds fewer than SLQB_LARGE_OBJECTS, would cost a trip to the page
- * allocator nearly every time a slab fills or empties: their slabs are of
- * the smallest order that holds that many, up to PAGE_ALLOC_COSTLY_ORDER.
- * That order is only tried without reclaim. Sixteen is about what SLUB
- * asks of a slab on a small machine (12 objects with 2 CPUs, 16 with 4):
- * with eight, a batch of kmalloc-512 objects made twice SLUB's trips to
- * the page allocator.
- */
-static unsigned int preferred_order(unsigned int size, unsigned int min_order)
-{
-	unsigned int order = min_order;
-
-	if (order_objects(order, size) >= SLQB_LARGE_OBJECTS)
-		return order;
-	while (order < PAGE_ALLOC_COSTLY_ORDER && order + 1 < MAX_ORDER &&
-	       order_objects(order, size) < SLQB_LARGE_OBJECTS)
-		order++;
-	return order;
-}
-
-/*
- * Object layout: the object, then the free pointer when it may not overlay
- * the object (constructors and SLAB_TYPESAFE_BY_RCU need the contents kept
- * while free, and debugged caches check them), then padding to the
- * alignment. A free pointer that overlays the object sits in its middle,
- * where a small overflow out of the object before it, or underflow out of
- * the one after it, does not reach it. Debugged caches add a red zone
- * before the free pointer and their tracks after it (see mm/slqb_debug.c);
- * KASAN's metadata and red zone come after all of these. Returns the size
- * up to KASAN's part and sets *offset to the free pointer's offset.
- */
-static unsigned int object_layout(struct kmem_cache *s, slab_flags_t flags,
-				  unsigned int *offset)
-{
-	unsigned int size = ALIGN(s->object_size, sizeof(void *));
-
-	flags &= SLQB_DEBUG_FLAGS | SLAB_TYPESAFE_BY_RCU;
-	if (flags & SLAB_RED_ZONE)
-		size += sizeof(void *);
-	if (s->ctor || flags) {
-		*offset = size;
-		size += sizeof(void *);
-	} else {
-		*offset = ALIGN_DOWN(s->object_size / 2, sizeof(void *));
-	}
-	return size + slqb_debug_metadata_size(flags);
-}
-
-static int calculate_sizes(struct kmem_cache *s)
-{
-	unsigned int size;
-	int order;
-
-	/* Constructed and RCU-typesafe objects keep their contents when free. */
-	if (s->ctor || (s->flags & SLAB_TYPESAFE_BY_RCU))
-		s->flags &= ~SLAB_POISON;
-	if (slqb_debug_skip_order && (s->flags & SLQB_DEBUG_FLAGS)) {
-		unsigned int plain, debug, offset;
-
-		plain = object_layout(s, s->flags & ~SLQB_DEBUG_FLAGS, &offset);
-		debug = object_layout(s, s->flags, &offset);
-		if (calculate_order(ALIGN(debug, s->align)) >
-		    calculate_order(ALIGN(plain, s->align))) {
-			pr_info("SLQB: %s is not debugged: its slabs would need a higher order (slqb_debug=O)\n",
-				s->name);
-			s->flags &= ~SLQB_DEBUG_FLAGS;
-		}
-	}
-	s->inuse = object_layout(s, s->flags, &s->offset);
-	/* KASAN's metadata and red zone come after all of SLQB's. */
-	size = s->inuse;
-	kasan_cache_create(s, &size, &s->flags);
-	size = ALIGN(size, s->align);
-
-	order = calculate_order(size);
-	if (order < 0)
-		return order;
-	s->size = size;
-	s->min_order = order;
-	s->min_objects = order_objects(order, size);
-	/* The checks of debugged caches take every slab to be alike. */
-	if (!(s->flags & SLQB_DEBUG_FLAGS))
-		order = preferred_order(size, order);
-	s->order = order;
-	s->objects = order_objects(order, size);
-	s->reciprocal_size = reciprocal_value(size);
-
-	s->allocflags = 0;
-	if (order)
-		s->allocflags |= __GFP_COMP;
-	if (s->flags & SLAB_CACHE_DMA)
-		s->allocflags |= GFP_DMA;
-	if (s->flags & SLAB_CACHE_DMA32)
-		s->allocflags |= GFP_DMA32;
-	if (s->flags & SLAB_RECLAIM_ACCOUNT)
-		s->allocflags |= __GFP_RECLAIMABLE;
-	return 0;
-}
-
-/*
- * hiwater: as many objects as fit in SLQB_QUEUE_BYTES, but from 8 to 512:
- * each CPU may keep that much of each cache queued. The budget is small
- * because a queued object keeps its whole slab from the page allocator,
- * and the objects that go round through the queues (freed on one CPU,
- * claimed and allocated again by another) end up spread over many slabs,
- * a few of them on each. The budget is in pages: with 64K pages a LIFO of
- * objects from 128 bytes to 8 KiB holds a whole slab's worth, so that a
- * refill takes a slab's freelist in one move there too.
- * freebatch, the objects moved per refill, flush and hand-over: half of
- * that, as SLAB's batchcount is. reserve: the empty slabs kept per node,
- * as many as fit in SLQB_RESERVE_BYTES, up to eight: none for slabs larger
- * than that (SLUB keeps five to ten on each node's partial list, for good,
- * whatever their size).
- */
-static void set_tunables(struct kmem_cache *s)
-{
-	unsigned long hiwater = SLQB_QUEUE_BYTES / s->size;
-
-	s->hiwater = clamp_t(unsigned long, hiwater, 8, 512);
-	s->freebatch = s->hiwater / 2;
-	s->reserve = min_t(unsigned long,
-			   SLQB_RESERVE_BYTES >> (PAGE_SHIFT + s->order),
-			   SLQB_MAX_RESERVE);
-}
-
-slab_flags_t kmem_cache_flags(unsigned int object_size, slab_flags_t flags,
-			      const char *name)
-{
-	return slqb_debug_cache_flags(flags, name);
-}
-
-int __kmem_cache_create(struct kmem_cache *s, slab_flags_t flags)
-{
-	int cpu, err;
-
-	s->flags = kmem_cache_flags(s->size, flags, s->name);
-#ifdef CONFIG_SLAB_FREELIST_HARDENED
-	s->random = get_random_long();
+	if (!system_has_cmpxchg_double())
+		return ERR_PTR(-EOPNOTSUPP);
+	preempt_disable();
+	l = raw_cpu_ptr(&s->cpu_slab->list);
+	object = lifo_peek(s, l, &old, &next);
+	irq(arg);
+	if (object && !lifo_take(l, object, old, next))
+		object = ERR_PTR(-EAGAIN);
+	preempt_enable();
+	return object;
+#else
+	return ERR_PTR(-EOPNOTSUPP);
 #endif
-	err = calculate_sizes(s);
-	if (err)
-		return err;
-	set_tunables(s);
-	/* The boot caches get theirs in kmem_cache_init(). */
-	if (slab_state >= UP) {
-		err = init_random_seq(s);
-		if (err)
-			return err;
-	}
-
-	s->cpu_slab = __alloc_percpu(sizeof(struct kmem_cache_cpu),
-				     SLQB_CPU_ALIGN);
-	if (!s->cpu_slab) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	for_each_possible_cpu(cpu) {
-		init_list(s, &cpu_of(s, cpu)->list, cpu);
-		/* Not allocating yet: see owner_busy(). */
-		cpu_of(s, cpu)->dry_stamp = jiffies - ULONG_MAX / 2;
-		timer_setup(&cpu_of(s, cpu)->cap_timer, slqb_cap_timer,
-			    TIMER_PINNED);
-	}
-
-	err = alloc_node_lists(s);
-	if (err)
-		goto fail;
-
-	if (slab_state >= FULL) {
-		err = slqb_sysfs_add(s);
-		if (err)
-			goto fail;
-	}
-	return 0;
-
-fail:
-	free_node_lists(s);
-	free_percpu(s->cpu_slab);
-	s->cpu_slab = NULL;
-	cache_random_seq_destroy(s);
-	return err;
-}
-
-void __kmem_cache_release(struct kmem_cache *s)
-{
-	stop_claims(s);
-	free_percpu(s->cpu_slab);
-	free_node_lists(s);
-	cache_random_seq_destroy(s);
-}
-
-struct kmem_cache *__kmem_cache_alias(const char *name, unsigned int size,
-				      unsigned int align, slab_flags_t flags,
-				      void (*ctor)(void *))
-{
-	struct kmem_cache *s = find_mergeable(size, align, flags, name, ctor);
-
-	if (!s)
-		return NULL;
-	if (slqb_sysfs_alias(s, name))
-		return NULL;
-	s->refcount++;
-	/* kzalloc() of the larger size must clear all of it. */
-	s->object_size = max(s->object_size, size);
-	return s;
-}
-
-static DEFINE_MUTEX(slqb_tunables_mutex);
-
-/**
- * slqb_set_tunables - change a cache's LIFO limits
- * @s: the cache
- * @hiwater: the new hiwater, or 0 to keep the current one
- * @freebatch: the new freebatch, or 0 to keep the current one
- *
- * The pair must satisfy 1 <= freebatch <= hiwater <= SLQB_MAX_HIWATER
- * after the change. Either both values change or neither does.
- *
- * Return: 0, or -EINVAL if the resulting pair is out of range.
- */
-int slqb_set_tunables(struct kmem_cache *s, unsigned int hiwater,
-		      unsigned int freebatch)
-{
-	int err = 0;
-
-	mutex_lock(&slqb_tunables_mutex);
-	hiwater = hiwater ?: s->hiwater;
-	freebatch = freebatch ?: s->freebatch;
-	if (freebatch > hiwater || hiwater > SLQB_MAX_HIWATER) {
-		err = -EINVAL;
-	} else {
-		WRITE_ONCE(s->hiwater, hiwater);
-		WRITE_ONCE(s->freebatch, freebatch);
-	}
-	mutex_unlock(&slqb_tunables_mutex);
-	return err;
-}
-EXPORT_SYMBOL_GPL(slqb_set_tunables);
-
-/* /proc/slabinfo */
-
-void get_slabinfo(struct kmem_cache *s, struct slabinfo *sinfo)
-{
-	struct slqb_totals t;
-
-	slqb_cache_totals(s, &t);
-	sinfo->active_objs = totals_in_use(s, &t);
-	sinfo->num_objs = t.objects;
-	sinfo->active_slabs = t.slabs;
-	sinfo->num_slabs = t.slabs;
-	sinfo->objects_per_slab = s->objects;
-	sinfo->cache_order = s->order;
-	sinfo->limit = READ_ONCE(s->hiwater);
-	sinfo->batchcount = READ_ONCE(s->freebatch);
-	sinfo->shared = 0;
-	sinfo->shared_avail = 0;
-}
-
-void slabinfo_show_stats(struct seq_file *m, struct kmem_cache *s)
-{
-}
-
-ssize_t slabinfo_write(struct file *file, const char __user *buffer,
-		       size_t count, loff_t *ppos)
-{
-	return -EIO;
-}
-
-/* Object introspection for mem_dump_obj() and hardened usercopy */
-
-#ifdef CONFIG_PRINTK
-void __kmem_obj_info(struct kmem_obj_info *kpp, void *object,
-		     struct slab *slab)
-{
-	struct kmem_cache *s = slab->slab_cache;
-	void *base = slab_address(slab);
-	void *objp;
-
-	kpp->kp_ptr = object;
-	kpp->kp_slab = slab;
-	kpp->kp_slab_cache = s;
-	object = kasan_reset_tag(object);
-	if (is_kfence_address(object)) {
-		kpp->kp_objp = (void *)kfence_object_start(object);
-		kpp->kp_data_offset = object - kpp->kp_objp;
-		return;
-	}
-	if (object < base || object >= base + slab->objects * s->size)
-		return;
-	objp = base + s->size * obj_to_index(s, slab, object);
-	kpp->kp_objp = objp;
-	kpp->kp_data_offset = object - objp;
-	slqb_debug_obj_info(kpp, s, objp);
 }
 #endif
-
-#ifdef CONFIG_HARDENED_USERCOPY
-void __check_heap_object(const void *ptr, unsigned long n,
-			 const struct slab *slab, bool to_user)
-{
-	struct kmem_cache *s = slab->slab_cache;
-	unsigned long offset;
-
-	ptr = kasan_reset_tag(ptr);
-	/*
-	 * A KFENCE object may sit anywhere in its page, past the objects a
-	 * slab of @s would hold: measure it from its own start.
-	 */
-	if (is_kfence_address(ptr)) {
-		offset = ptr - kfence_object_start(ptr);
-	} else {
-		offset = ptr - slab_address(slab);
-		if (ptr < slab_address(slab) ||
-		    offset >= slab->objects * s->size)
-			usercopy_abort("SLQB object not in a SLQB slab", NULL,
-				       to_user, 0, n);
-		offset %= s->size;
-	}
-	if (offset >= s->useroffset &&
-	    offset - s->useroffset <= s->usersize &&
-	    n <= s->useroffset - offset + s->usersize)
-		return;
-	usercopy_abort("SLQB object", s->name, to_user, offset, n);
-}
-#endif
-
-/* Boot parameters */
-
-static int __init setup_slqb_min_order(char *str)
-{
-	unsigned int order;
-
-	if (kstrtouint(str, 0, &order) || order >= MAX_ORDER) {
-		pr_err("SLQB: slqb_min_order=%s is invalid: it takes an order from 0 to %d; keeping %u\n",
-		       str, MAX_ORDER - 1, slqb_min_order);
-		return 1;
-	}
-	slqb_min_order = order;
-	return 1;
-}
-__setup("slqb_min_order=", setup_slqb_min_order);
-
-static int __init setup_slqb_min_objects(char *str)
-{
-	unsigned int objects;
-
-	if (kstrtouint(str, 0, &objects) || !objects ||
-	    objects > SLQB_MAX_MIN_OBJECTS) {
-		pr_err("SLQB: slqb_min_objects=%s is invalid: it takes a count from 1 to %u; keeping %u\n",
-		       str, SLQB_MAX_MIN_OBJECTS, slqb_min_objects);
-		return 1;
-	}
-	slqb_min_objects = objects;
-	return 1;
-}
-__setup("slqb_min_objects=", setup_slqb_min_objects);
-
-/* Bootstrap */
-
-void __init kmem_cache_init(void)
-{
-	struct kmem_cache *s;
-	int cpu, state;
-
-	/*
-	 * Two statically allocated caches: the one for node lists (whose own
-	 * node lists come straight from the page allocator) and the one for
-	 * kmem_cache structures. Everything else is allocated from them.
-	 */
-	for_each_possible_cpu(cpu)
-		set_local_node(cpu);
-	slqb_nodes = node_states[N_NORMAL_MEMORY];
-
-	kmem_cache_node = &slqb_boot_node_cache;
-	kmem_cache = &slqb_boot_cache;
-	create_boot_cache(kmem_cache_node, "kmem_cache_node",
-			  sizeof(struct kmem_cache_node), SLAB_HWCACHE_ALIGN,
-			  0, 0);
-	list_add(&kmem_cache_node->list, &slab_caches);
-	slab_state = PARTIAL;
-
-	create_boot_cache(kmem_cache, "kmem_cache",
-			  offsetof(struct kmem_cache, node) +
-				nr_node_ids * sizeof(struct kmem_cache_node *),
-			  SLAB_HWCACHE_ALIGN, 0, 0);
-	list_add(&kmem_cache->list, &slab_caches);
-
-	register_hotmemory_notifier(&slqb_memory_nb);
-
-	setup_kmalloc_cache_index_table();
-	create_kmalloc_caches(0);
-	list_for_each_entry(s, &slab_caches, list)
-		if (init_random_seq(s))
-			pr_warn("SLQB: %s: no random free order, no memory\n",
-				s->name);
-
-	state = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN,
-					  "mm/slqb:prepare", slqb_cpu_prepare,
-					  slqb_cpu_dead);
-	if (state < 0)
-		pr_err("SLQB: no CPU hotplug state (%d): offline CPUs will keep their objects\n",
-		       state);
-
-	pr_info("SLQB: min_order=%u, min_objects=%u, CPUs=%u, Nodes=%u\n",
-		slqb_min_order, slqb_min_objects, nr_cpu_ids, nr_node_ids);
-}
-
-void __init kmem_cache_init_late(void)
-{
-	if (!IS_ENABLED(CONFIG_SYSFS))
-		slab_state = FULL;
-}
-
-/*
- * Under memory pressure the objects waiting on queues pin slabs that could
- * go back to the page allocator, and the reserves hold empty ones: the
- * shrinker counts both, and drains every cache when asked to scan. Reclaim
- * may run inside an allocation made with slab_mutex or the CPU hotplug lock
- * held, so both are only tried.
- */
-static unsigned long slqb_queued_objects(void)
-{
-	struct kmem_cache_node *n;
-	unsigned long nr = 0;
-	struct kmem_cache *s;
-	int cpu, node;
-
-	lockdep_assert_held(&slab_mutex);
-	list_for_each_entry(s, &slab_caches, list) {
-		for_each_possible_cpu(cpu) {
-			struct kmem_cache_cpu *c = cpu_of(s, cpu);
-
-			nr += READ_ONCE(c->list.nr) + READ_ONCE(c->rlist_nr) +
-			      max(atomic_read(&c->list.remote_nr), 0);
-		}
-		for_each_kmem_cache_node(s, node, n)
-			nr += READ_ONCE(n->list.nr_empty) * s->objects;
-	}
-	return nr;
-}
-
-static unsigned long slqb_shrink_count(struct shrinker *shrinker,
-				       struct shrink_control *sc)
-{
-	unsigned long nr;
-
-	if (!mutex_trylock(&slab_mutex))
-		return 0;
-	nr = slqb_queued_objects();
-	mutex_unlock(&slab_mutex);
-	return nr ?: SHRINK_EMPTY;
-}
-
-static unsigned long slqb_shrink_scan(struct shrinker *shrinker,
-				      struct shrink_control *sc)
-{
-	unsigned long before, after;
-	struct kmem_cache *s;
-
-	if (!cpus_read_trylock())
-		return SHRINK_STOP;
-	if (!mutex_trylock(&slab_mutex)) {
-		cpus_read_unlock();
-		return SHRINK_STOP;
-	}
-	before = slqb_queued_objects();
-	list_for_each_entry(s, &slab_caches, list)
-		drain_all_cpus_locked(s);
-	after = slqb_queued_objects();
-	mutex_unlock(&slab_mutex);
-	cpus_read_unlock();
-	return before > after ? before - after : 0;
-}
-
-static struct shrinker slqb_shrinker = {
-	.count_objects = slqb_shrink_count,
-	.scan_objects = slqb_shrink_scan,
-	.seeks = DEFAULT_SEEKS,
-};
-
-#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
-/* Retried while the callback could not take its locks (0 or SHRINK_STOP). */
-unsigned long slqb_test_shrinker(bool scan)
-{
-	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
-	unsigned long ret;
-	int tries = 2000;
-
-	do {
-		ret = scan ? slqb_shrink_scan(&slqb_shrinker, &sc) :
-			     slqb_shrink_count(&slqb_shrinker, &sc);
-		if (ret != (scan ? SHRINK_STOP : 0))
-			break;
-		usleep_range(500, 1000);
-	} while (--tries);
-	return ret;
-}
-#endif
-
-static int __init slqb_trim_init(void)
-{
-	int state;
-
-	state = register_shrinker(&slqb_shrinker, "slqb-queues");
-	if (state)
-		pr_err("SLQB: no shrinker for the queues (%d)\n", state);
-
-	state = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "mm/slqb:online",
-				  slqb_cpu_online, slqb_cpu_offline);
-	if (state < 0)
-		pr_err("SLQB: cannot start the trim work (%d)\n", state);
-	return 0;
-}
-late_initcall(slqb_trim_init);

@@ -3,16 +3,10 @@
 #define MM_SLQB_H
 
 /*
- * What the files of SLQB share, and nobody else sees:
- *
- *	mm/slqb.c	the core: layout, the paths, draining, hotplug, trim
- *			and bootstrap (its top comment has the design and the
- *			locking rules)
- *	mm/slqb_debug.c	slqb_debug=: checks, reports, validation and the
- *			alloc/free call lists (CONFIG_SLQB_DEBUG)
- *	mm/slqb_sysfs.c	/sys/kernel/slab and the statistics files
- *
- * and the hooks of the KUnit suite, lib/slqb_kunit.c. Include it after
+ * What the files of SLQB share, and nobody else sees: the tunables, the
+ * per-CPU state, the operations on lists and free pointers, and the hooks
+ * of the KUnit suite (lib/slqb_kunit.c). The index of the files, the design
+ * and the locking rules are at the top of mm/slqb.c. Include it after
  * "slab.h".
  */
 
@@ -23,17 +17,44 @@
 #include <linux/nodemask.h>
 #include <linux/debugobjects.h>
 #include <linux/percpu.h>
-#include <linux/swab.h>
+#include <linux/sizes.h>
 #include <linux/timer.h>
 
 /*
- * The caps of a remote queue, see remote_over_cap(): SLQB_REMOTE_CAP LIFOs of
- * hiwater objects; while the owner allocates, SLQB_REMOTE_BUSY_CAP LIFOs
- * but no more than SLQB_REMOTE_BUSY_MAX objects (unless the first is more).
+ * The tunables, see "Bounds" at the top of mm/slqb.c.
+ *
+ * hiwater, the LIFO's bound: as many objects as fit in SLQB_QUEUE_BYTES,
+ * from SLQB_MIN_HIWATER to SLQB_DEFAULT_MAX_HIWATER by default, and up to
+ * SLQB_MAX_HIWATER through sysfs. freebatch, the objects a refill, a flush
+ * or a hand-over moves, is half of it.
+ */
+#define SLQB_QUEUE_BYTES	(2 * PAGE_SIZE)
+#define SLQB_MIN_HIWATER	8U
+#define SLQB_DEFAULT_MAX_HIWATER 512U
+#define SLQB_MAX_HIWATER	65536U
+
+/*
+ * The caps of a remote queue, see slqb_remote_over_cap(): SLQB_REMOTE_CAP
+ * LIFOs of hiwater objects; while the owner allocates, SLQB_REMOTE_BUSY_CAP
+ * LIFOs but no more than SLQB_REMOTE_BUSY_MAX objects (unless the first is
+ * more). An owner allocates if its LIFO ran dry less than SLQB_BUSY_TICKS
+ * ago.
  */
 #define SLQB_REMOTE_CAP		4
 #define SLQB_REMOTE_BUSY_CAP	32
 #define SLQB_REMOTE_BUSY_MAX	4096U
+#define SLQB_BUSY_TICKS		(msecs_to_jiffies(10) + 1)
+
+/* The reserve: the empty slabs that fit in SLQB_RESERVE_BYTES, at most 8. */
+#define SLQB_RESERVE_BYTES	(4 * PAGE_SIZE)
+#define SLQB_MAX_RESERVE	8
+
+/*
+ * The trim work runs every SLQB_TRIM_INTERVAL; a CPU that still queues
+ * objects is woken for it SLQB_TRIM_WAKE_SLACK after a pass it missed.
+ */
+#define SLQB_TRIM_INTERVAL	(3 * HZ)
+#define SLQB_TRIM_WAKE_SLACK	(HZ / 2)
 
 /**
  * struct kmem_cache_cpu - a CPU's state in one cache
@@ -48,7 +69,7 @@
  *	untouched
  * @dry_stamp: jiffies when an allocation last found the LIFO empty: whether
  *	this CPU is allocating, for the cap of its remote queue
- *	(remote_over_cap())
+ *	(slqb_remote_over_cap())
  * @cap_armed: bit 0 is set while @cap_timer is armed
  * @cap_timer: looks at the remote queue and the LIFO again once the owner
  *	may have stopped allocating (slqb_cap_timer())
@@ -65,6 +86,18 @@ struct kmem_cache_cpu {
 	unsigned long cap_armed;
 	struct timer_list cap_timer;
 };
+
+/*
+ * Where there is a two-word compare-and-exchange, the allocation fast path
+ * pops the LIFO with interrupts on (lifo_pop_lockless()): the per-CPU state
+ * then starts the LIFO's pair of words on the boundary that needs.
+ */
+#if defined(CONFIG_64BIT) && defined(CONFIG_HAVE_CMPXCHG_DOUBLE)
+#define SLQB_LOCKLESS_POP
+#define SLQB_CPU_ALIGN		(2 * sizeof(void *))
+#else
+#define SLQB_CPU_ALIGN		__alignof__(struct kmem_cache_cpu)
+#endif
 
 /* Each CPU's local memory node: see the top of mm/slqb.c. */
 DECLARE_PER_CPU(int, slqb_node);
@@ -84,9 +117,11 @@ static inline bool is_node_list(const struct kmem_cache_list *l)
 	return l->cpu < 0;
 }
 
-static inline struct kmem_cache_node *node_of_list(struct kmem_cache_list *l)
+/* The cap of the remote queue of an owner that allocates, in objects. */
+static inline unsigned int slqb_busy_cap(const struct kmem_cache *s)
 {
-	return container_of(l, struct kmem_cache_node, list);
+	return max(SLQB_REMOTE_CAP * s->hiwater,
+		   min(SLQB_REMOTE_BUSY_CAP * s->hiwater, SLQB_REMOTE_BUSY_MAX));
 }
 
 static inline void stat(struct kmem_cache_list *l, enum slqb_stat_item item)
@@ -216,6 +251,26 @@ static inline void *slab_take_object(struct kmem_cache *s,
 	return object;
 }
 
+/* Move a partial slab from list @from to list @to. */
+static inline void list_move_slab(struct kmem_cache *s,
+				  struct kmem_cache_list *from,
+				  struct kmem_cache_list *to, struct slab *slab)
+{
+	unsigned int nr_free = slab_free_objects(s, slab);
+
+	list_del(&slab->slab_list);
+	from->nr_partial--;
+	from->slab_free -= nr_free;
+	list_disown_slab(from, slab);
+	list_add_slab(s, to, slab);
+}
+
+/* Take everything on @l's remote queue. */
+static inline void *remote_take_all(struct kmem_cache_list *l)
+{
+	return xchg(&l->remote_head, NULL);
+}
+
 /*
  * The hooks of every free, before the object goes back to SLQB. True when
  * KASAN keeps the object in its quarantine (or refuses a bad free): it must
@@ -236,10 +291,38 @@ static __always_inline bool slab_free_hook(struct kmem_cache *s, void *x,
 	return kasan_slab_free(s, x, init);
 }
 
+/* The object paths, mm/slqb.c: the hand-over and the flushes. */
+unsigned int slqb_flush_chain(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			      void *head, struct list_head *discard,
+			      unsigned int *remote);
+void slqb_rlist_handover(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			 struct list_head *discard);
+void slqb_claim_remote(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		       struct list_head *discard);
+void slqb_flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		     unsigned int nr, struct list_head *discard);
+
+/* The caps of the remote queues, mm/slqb_remote.c. */
+void slqb_remote_over_cap(struct kmem_cache *s, struct kmem_cache_cpu *c,
+			  struct kmem_cache_list *target, int queued);
+void slqb_remote_init_cpu(struct kmem_cache *s, int cpu);
+void slqb_stop_claims(struct kmem_cache *s);
+
+/* Slabs, the reserve and node lists, mm/slqb_slab.c. */
 struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node);
 void __cold slqb_report_no_slab(struct kmem_cache *s, gfp_t flags, int node);
 void slqb_free_slab(struct kmem_cache *s, struct slab *slab);
 void slqb_discard_slabs(struct kmem_cache *s, struct list_head *discard);
+void slqb_discard_claimed(struct kmem_cache *s, struct list_head *discard,
+			  unsigned int extra);
+void slqb_reserve_trim(struct kmem_cache *s, struct kmem_cache_node *n,
+		       unsigned int keep);
+void slqb_reserve_empty(struct kmem_cache *s);
+int slqb_node_lists_online(int nid);
+
+/* Draining, trim and hotplug, mm/slqb_drain.c. */
+void slqb_set_local_node(int cpu);
+void __init slqb_hotplug_init(void);
 
 extern nodemask_t slqb_nodes;
 
@@ -415,28 +498,12 @@ static inline void slqb_forget_early_aliases(struct kmem_cache *s)
 }
 #endif
 
-/* Hooks for the KUnit suite, lib/slqb_kunit.c. */
-#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
-/* One trim pass over @s on the calling CPU. */
-void slqb_test_trim(struct kmem_cache *s);
-/* Let @allow more new slabs of @s be made, then fail them; NULL: stop. */
-void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow);
-/* Fail the page allocations of @s at @order or above; NULL: stop. */
-void slqb_test_fail_orders(struct kmem_cache *s, unsigned int order);
 /*
- * Have the page allocations of @s prefer @node, as if the page allocator
- * had fallen back there; NULL: stop.
+ * Hooks for the KUnit suite, lib/slqb_kunit.c. Each knob of slqb_test_hooks
+ * acts on one cache, the one its @..._cache field names (NULL: off); the
+ * slqb_test_*() functions set them, in mm/slqb_slab.c.
  */
-void slqb_test_fallback_node(struct kmem_cache *s, int node);
-/* SLQB's shrinker: what it counts, or what one scan of it freed. */
-unsigned long slqb_test_shrinker(bool scan);
-/* The trim work's pass over every cache, on the calling CPU. */
-void slqb_test_trim_all(void);
-/* Whether @cpu's trim is armed to wake it up (it still queues objects). */
-bool slqb_test_trim_wake_armed(int cpu);
-/* A CPU whose LIFO of @s ran dry in the last @ticks is busy; NULL: stop. */
-void slqb_test_busy_ticks(struct kmem_cache *s, unsigned long ticks);
-
+#if IS_ENABLED(CONFIG_SLQB_KUNIT_TEST)
 /* What the page allocations of a watched cache were asked for. */
 struct slqb_test_watch {
 	unsigned int calls;
@@ -448,8 +515,90 @@ struct slqb_test_watch {
 	void *arg;
 };
 
+struct slqb_test_hooks {
+	struct kmem_cache *fail_cache;	/* new slabs fail after... */
+	atomic_t fail_allow;		/* ...this many more */
+	struct kmem_cache *order_cache;	/* page allocations fail... */
+	unsigned int order;		/* ...from this order */
+	struct kmem_cache *fallback_cache; /* pages come from... */
+	int fallback_node;		/* ...this node */
+	struct kmem_cache *busy_cache;	/* the busy window is... */
+	unsigned long busy_ticks;	/* ...this long */
+	struct kmem_cache *watch_cache;	/* page allocations are recorded... */
+	struct slqb_test_watch *watch;	/* ...here */
+};
+
+extern struct slqb_test_hooks slqb_test_hooks;
+
+static inline bool fail_new_slab(struct kmem_cache *s)
+{
+	return unlikely(READ_ONCE(slqb_test_hooks.fail_cache) == s) &&
+	       atomic_dec_if_positive(&slqb_test_hooks.fail_allow) < 0;
+}
+
+static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
+{
+	return unlikely(READ_ONCE(slqb_test_hooks.order_cache) == s) &&
+	       order >= READ_ONCE(slqb_test_hooks.order);
+}
+
+static inline int slab_pages_node(struct kmem_cache *s, int node)
+{
+	if (unlikely(READ_ONCE(slqb_test_hooks.fallback_cache) == s))
+		return READ_ONCE(slqb_test_hooks.fallback_node);
+	return node;
+}
+
+static inline unsigned long busy_ticks(struct kmem_cache *s)
+{
+	if (unlikely(READ_ONCE(slqb_test_hooks.busy_cache) == s))
+		return READ_ONCE(slqb_test_hooks.busy_ticks);
+	return SLQB_BUSY_TICKS;
+}
+
+static inline void watch_pages(struct kmem_cache *s, gfp_t flags)
+{
+	struct slqb_test_watch *w;
+
+	if (likely(READ_ONCE(slqb_test_hooks.watch_cache) != s))
+		return;
+	w = READ_ONCE(slqb_test_hooks.watch);
+	if (!w->calls++)
+		w->first_flags = flags;
+	if (!irqs_disabled())
+		w->irqs_enabled = true;
+	if (w->during)
+		w->during(w->arg);
+}
+
+static inline void watch_report(struct kmem_cache *s)
+{
+	if (READ_ONCE(slqb_test_hooks.watch_cache) == s)
+		READ_ONCE(slqb_test_hooks.watch)->reports++;
+}
+
+/* Let @allow more new slabs of @s be made, then fail them; NULL: stop. */
+void slqb_test_fail_new_slabs(struct kmem_cache *s, unsigned int allow);
+/* Fail the page allocations of @s at @order or above; NULL: stop. */
+void slqb_test_fail_orders(struct kmem_cache *s, unsigned int order);
+/*
+ * Have the page allocations of @s prefer @node, as if the page allocator
+ * had fallen back there; NULL: stop.
+ */
+void slqb_test_fallback_node(struct kmem_cache *s, int node);
+/* A CPU whose LIFO of @s ran dry in the last @ticks is busy; NULL: stop. */
+void slqb_test_busy_ticks(struct kmem_cache *s, unsigned long ticks);
 /* Record the page allocations of @s in @w; NULL: stop. */
 void slqb_test_watch_pages(struct kmem_cache *s, struct slqb_test_watch *w);
+
+/* One trim pass over @s on the calling CPU. */
+void slqb_test_trim(struct kmem_cache *s);
+/* The trim work's pass over every cache, on the calling CPU. */
+void slqb_test_trim_all(void);
+/* Whether @cpu's trim is armed to wake it up (it still queues objects). */
+bool slqb_test_trim_wake_armed(int cpu);
+/* SLQB's shrinker: what it counts, or what one scan of it freed. */
+unsigned long slqb_test_shrinker(bool scan);
 /* Make a slab of @s as a caller with interrupts disabled; true if one came. */
 bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags);
 /*
@@ -460,6 +609,34 @@ bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags);
  */
 void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
 				void *arg);
+#else
+static inline bool fail_new_slab(struct kmem_cache *s)
+{
+	return false;
+}
+
+static inline bool fail_slab_order(struct kmem_cache *s, unsigned int order)
+{
+	return false;
+}
+
+static inline int slab_pages_node(struct kmem_cache *s, int node)
+{
+	return node;
+}
+
+static inline unsigned long busy_ticks(struct kmem_cache *s)
+{
+	return SLQB_BUSY_TICKS;
+}
+
+static inline void watch_pages(struct kmem_cache *s, gfp_t flags)
+{
+}
+
+static inline void watch_report(struct kmem_cache *s)
+{
+}
 #endif
 
 #endif /* MM_SLQB_H */
