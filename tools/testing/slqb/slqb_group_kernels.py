@@ -565,7 +565,8 @@ def slqb_available(ctx: Context) -> bool:
 
 
 # SLQB's own objects, which the CONFIG_SMP=n build compiles.
-NOSMP_OBJECTS = ('mm/slqb.o', 'mm/slqb_debug.o', 'mm/slqb_sysfs.o',
+NOSMP_OBJECTS = ('mm/slqb.o', 'mm/slqb_slab.o', 'mm/slqb_remote.o',
+		 'mm/slqb_drain.o', 'mm/slqb_debug.o', 'mm/slqb_sysfs.o',
 		 'lib/slqb_kunit.o')
 
 
