@@ -56,6 +56,9 @@ from slqb_util import Paths, SlqbError, fixture_path, fixture_lines
 # The repository's top, from this file's place in it.
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 				     '..', '..', '..'))
+# Set in the copy of the repository that test_harness_patch_stands_alone
+# runs the unit tests of.
+ALONE_ENV = 'SLQB_UNIT_HARNESS_ALONE'
 test_tmpdir = ''
 
 
@@ -1245,6 +1248,38 @@ class SeriesPlanTest(unittest.TestCase):
 		harness = next(s for s in steps if s.name == '08-harness').files
 		self.assertIn('tools/testing/slqb/README.rst', harness)
 		self.assertIn(os.path.relpath(os.path.abspath(__file__), REPO), harness)
+
+	def test_harness_patch_stands_alone(self):
+		"""The tree as of 08-harness, a copy of the repository without the
+		files of the exported patches after it (the bench, with its plan
+		file), offers every command but bench, and its unit tests pass."""
+		if os.environ.get(ALONE_ENV):
+			self.skipTest('the run inside the copy that this test made')
+		steps = slqb_series.load_plan(REPO)
+		names = [s.name for s in steps]
+		later = {f for s in steps[names.index('08-harness') + 1:] for f in s.files}
+		self.assertIn('tools/testing/slqb/series/09-bench', later)
+		root = os.path.join(test_tmpdir, 'harness-alone')
+		for name in slqb_tree.repo_files(REPO):
+			if name not in later:
+				os.makedirs(os.path.dirname(os.path.join(root, name)), exist_ok=True)
+				shutil.copy2(os.path.join(REPO, name), os.path.join(root, name))
+		harness = os.path.join(root, 'tools', 'testing', 'slqb')
+		env = dict(os.environ, PYTHONDONTWRITEBYTECODE='1', **{ALONE_ENV: '1'})
+
+		def run(*argv):
+			return subprocess.run([sys.executable, *argv], cwd=harness, env=env,
+					      capture_output=True, text=True, timeout=300)
+		top = run('slqb.py', '--help')
+		self.assertEqual(top.returncode, 0, top.stderr)
+		commands = re.findall(r'(?m)^    ([a-z]+)  +\S', top.stdout)
+		self.assertEqual(sorted(commands), ['apply', 'boot', 'series', 'test'])
+		for command in commands:
+			proc = run('slqb.py', command, '--help')
+			self.assertEqual(proc.returncode, 0, f'{command} --help: {proc.stderr}')
+		unit = run('-m', 'unittest')
+		self.assertEqual(unit.returncode, 0, unit.stderr[-3000:])
+		self.assertRegex(unit.stderr, r'Ran [1-9]\d* tests')
 
 	def test_matches(self):
 		self.assertTrue(slqb_series.matches('tools/', 'tools/x/y'))
