@@ -47,6 +47,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 
+import slqb_memhp
 import slqb_series
 from slqb_arch import ARCHES, DEFAULT_ARCH, arch_of
 from slqb_group_arch import group_name
@@ -106,7 +107,8 @@ def cmd_boot(args: argparse.Namespace) -> int:
 	req = BootRequest(shape=shape, mode='shell' if args.shell else 'boot',
 			  stress=args.stress, append=args.append, timeout=timeout,
 			  console='interactive' if args.shell else 'stream')
-	outcome = boot_kernel(paths, prepared, req)
+	outcome = boot_kernel(paths, prepared, req,
+			      hook=slqb_memhp.hook_for(shape))
 	print_outcome(outcome)
 	log(f'total: {fmt_duration(time.monotonic() - start)}')
 	return 0 if outcome.ok else 1

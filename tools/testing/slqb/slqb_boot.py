@@ -1,22 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
 """Getting a kernel ready (tree, config, build, initramfs), booting it, and
-judging the boot from its console."""
+judging the boot from its console.
+
+A feature that takes part in a boot while it runs (memory hotplug, see
+slqb_memhp) does so through one BootHook object passed to boot_kernel;
+nothing here knows what it does.
+"""
 
 import dataclasses
 import json
-import os
 import shlex
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
-from slqb_arch import DEFAULT_ARCH, arch_of
+from slqb_arch import arch_of
 from slqb_build import KernelSpec, build_kernel, config_value, configure
 from slqb_guest import boot_params, shape_params
 from slqb_host import BuildLock, wait_for_foreign_builds
 from slqb_initramfs import build_initramfs
-from slqb_memhp import (HotplugDriver, HotplugRecord, build_module,
-			guest_params, plan_dimms, record_errors, slabs_on_node)
 from slqb_qemu import GuestRun, Shape, qemu_command, run_guest
-from slqb_qmp import socket_path
 from slqb_report import (Finding, KtapReport, describe_finding,
 			 describe_guest_failure, describe_ktap_failures,
 			 find_bad_reports, guest_verdict, parse_ktap)
@@ -62,11 +63,46 @@ class BootOutcome:
 	findings: List[Finding]
 	ktap: KtapReport
 	errors: List[str]
-	memhp: Optional[HotplugRecord] = None
 
 	@property
 	def ok(self) -> bool:
 		return not self.errors
+
+
+@dataclasses.dataclass
+class BootExtras:
+	"""What a BootHook adds to a boot: another initramfs (its path; ''
+	keeps the prepared one), kernel parameters and QEMU arguments."""
+	initrd: str = ''
+	params: str = ''
+	qemu_args: Sequence[str] = ()
+
+
+class BootHook:
+	"""A feature's part in one boot, passed to boot_kernel.
+
+	boot_kernel calls start() before QEMU starts (it may refuse the boot
+	with an SlqbError), on_line() with each console line as it comes (on
+	the thread that reads the console: it must not block), stop() once
+	QEMU has gone or the boot could not start, and judge() with the
+	judged boot, whose errors it may add to. The methods here do nothing.
+	"""
+
+	def start(self, paths: Paths, prepared: Prepared,
+		  req: BootRequest) -> BootExtras:
+		"""Gets ready for the boot; returns what the boot needs for it."""
+		return BootExtras()
+
+	def on_line(self, line: str) -> None:
+		"""Sees one console line."""
+
+	def stop(self) -> None:
+		"""Ends the hook's own work (threads, sockets)."""
+
+	def judge(self, outcome: 'BootOutcome') -> List[str]:
+		"""Adds the hook's problems to outcome.errors; returns lines for
+		the console log, on what the hook did."""
+		return []
 
 
 def no_slqb_message(paths: Paths) -> str:
@@ -107,24 +143,23 @@ def prepare_kernel(paths: Paths, spec: KernelSpec) -> Prepared:
 		configure(paths, spec, stamp, update.kconfig_digest)
 		wait_for_foreign_builds()
 		bzimage = build_kernel(paths, spec, base)
-		if spec.arch == DEFAULT_ARCH and not spec.base_digest:
-			build_module(paths, spec)
 		initrd = build_initramfs(paths, spec)
 	nr_cpus = int(config_value(paths, spec, 'CONFIG_NR_CPUS') or 1)
 	return Prepared(spec=spec, base=base, bzimage=bzimage, initrd=initrd,
 			nr_cpus=nr_cpus)
 
 
-def kernel_cmdline(prepared: Prepared, req: BootRequest) -> str:
-	"""console=ttyS0, panic=-1 (QEMU exits), the guest's parameters, and
-	the user's --append last (the guest init takes the last value)."""
+def kernel_cmdline(prepared: Prepared, req: BootRequest,
+		   extra: str = '') -> str:
+	"""console=ttyS0, panic=-1 (QEMU exits), the guest's parameters, a
+	hook's (extra), and the user's --append last (the guest init takes the
+	last value)."""
 	console = arch_of(prepared.spec.arch).console
 	shape = req.shape
 	parts = [f'console={console}', 'panic=-1', 'printk.devkmsg=on',
 		 boot_params(req.mode, req.stress, prepared.spec.alloc),
 		 shape_params(shape.cpus, shape.total_nodes, shape.nodes),
-		 guest_params(shape) if shape.memory_hotplug else '',
-		 req.append]
+		 extra, req.append]
 	return ' '.join(p for p in parts if p)
 
 
@@ -162,27 +197,6 @@ def judge(run: GuestRun, req: BootRequest, log_path: str) -> BootOutcome:
 			   findings=findings, ktap=ktap, errors=errors)
 
 
-def judge_memhp(outcome: BootOutcome, record: HotplugRecord,
-		kernel_node: int) -> None:
-	"""The hotplug's own problems, and slabs left on the node whose
-	memory went away, become errors of the boot."""
-	log_path = outcome.log_path
-	outcome.memhp = record
-	outcome.errors.extend(record_errors(record, log_path))
-	if record.asked_remove is None or kernel_node not in record.asked_remove:
-		return
-	caches, bad = slabs_on_node(outcome.run.lines, kernel_node)
-	if not caches:
-		outcome.errors.append('memory hotplug: the guest printed no '
-				      'slqb-memhp-slabs lines after the removal.\n'
-				      f'Full console log: {log_path}')
-	elif bad:
-		outcome.errors.append(f'memory hotplug: {len(bad)} of {caches} caches '
-				      f'still have slabs on node {kernel_node}, whose '
-				      f'memory was removed:\n{quote_lines(bad[:10])}\n'
-				      f'Full console log: {log_path}')
-
-
 def append_log(log_path: str, lines: List[str]) -> None:
 	"""Adds harness lines (prefixed '# slqb: ') to a console log."""
 	with open(log_path, 'a', encoding='utf-8') as f:
@@ -191,52 +205,42 @@ def append_log(log_path: str, lines: List[str]) -> None:
 
 
 def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest,
-		name: str = '', log_name: str = '') -> BootOutcome:
+		name: str = '', log_name: str = '',
+		hook: Optional[BootHook] = None) -> BootOutcome:
 	"""Boots prepared in QEMU as req says and judges the console.
 
 	This is every boot of the harness: `slqb boot`, the check groups and
 	`slqb bench`, which reads its numbers from outcome.run.lines. name is
 	the kernel's name in messages (default: its build's), log_name that of
-	the console log (default: boot-<build>-<shape>).
+	the console log (default: boot-<build>-<shape>). hook, if given, takes
+	part in the boot (see BootHook).
 	"""
 	req.shape.validate(prepared.nr_cpus)
-	cmdline = kernel_cmdline(prepared, req)
-	driver = None
-	qmp = ''
-	if req.shape.memory_hotplug:
-		if prepared.spec.arch != DEFAULT_ARCH:
-			raise SlqbError('--memory-hotplug is for x86_64 only (ACPI memory '
-					'devices)', exit_code=2)
-		qmp = socket_path(paths.cache, f'qmp-{os.getpid()}.sock')
-		if os.path.exists(qmp):
-			os.unlink(qmp)
-		driver = HotplugDriver(qmp, plan_dimms(req.shape))
-	cmd = qemu_command(prepared.bzimage, prepared.initrd, req.shape, cmdline,
-			   icount=req.icount, arch=prepared.spec.arch, qmp_socket=qmp)
-	kernel = prepared.spec.name
-	if name and name != kernel:
-		kernel = f'{name} ({kernel})'
-	log_path = paths.new_log(log_name or
-				 f'boot-{prepared.spec.name}-{req.shape.label()}')
-	append_log(log_path, [f'base: {prepared.base}', f'kernel: {kernel}',
-			      f'shape: {req.shape.describe()}', '$ ' + shlex.join(cmd)])
-	log(f'boot: {kernel}; {req.shape.describe()}' +
-	    ('; icount' if req.icount else '') + f'; guest mode {req.mode}' +
-	    (f'; timeout {fmt_duration(req.timeout)}' if req.timeout else ''))
-	log(f'console log: {log_path}')
+	hook = hook or BootHook()
+	extras = hook.start(paths, prepared, req)
 	try:
+		cmdline = kernel_cmdline(prepared, req, extras.params)
+		cmd = qemu_command(prepared.bzimage, extras.initrd or prepared.initrd,
+				   req.shape, cmdline, icount=req.icount,
+				   arch=prepared.spec.arch, extra=extras.qemu_args)
+		kernel = prepared.spec.name
+		if name and name != kernel:
+			kernel = f'{name} ({kernel})'
+		log_path = paths.new_log(log_name or
+					 f'boot-{prepared.spec.name}-{req.shape.label()}')
+		append_log(log_path, [f'base: {prepared.base}', f'kernel: {kernel}',
+				      f'shape: {req.shape.describe()}',
+				      '$ ' + shlex.join(cmd)])
+		log(f'boot: {kernel}; {req.shape.describe()}' +
+		    ('; icount' if req.icount else '') + f'; guest mode {req.mode}' +
+		    (f'; timeout {fmt_duration(req.timeout)}' if req.timeout else ''))
+		log(f'console log: {log_path}')
 		run = run_guest(cmd, log_path, req.timeout, req.console,
-				on_line=driver.on_line if driver else None)
+				on_line=hook.on_line)
 	finally:
-		record = driver.finish() if driver else None
-		if qmp and os.path.exists(qmp):
-			os.unlink(qmp)
+		hook.stop()
 	outcome = judge(run, req, log_path)
-	if record is not None:
-		append_log(log_path, [f'memory hotplug: {a}' for a in record.actions] +
-			   [f'memory hotplug: ERROR: {e}' for e in record.errors])
-		judge_memhp(outcome, record, req.shape.nodes)
-	append_log(log_path, outcome.ktap.summary() +
+	append_log(log_path, hook.judge(outcome) + outcome.ktap.summary() +
 		   [f'verdict: {"PASS" if outcome.ok else "FAIL"} '
 		    f'({len(outcome.errors)} problems)'])
 	return outcome

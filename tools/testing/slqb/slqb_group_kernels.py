@@ -11,19 +11,18 @@ import json
 import re
 from typing import Collection, List, Optional, Sequence, Tuple
 
+import slqb_memhp
 from slqb_boot import (BootOutcome, BootRequest, Prepared, boot_kernel,
 		       patched_tree_has_slqb, prepare_kernel, prepare_tree)
 from slqb_build import KernelSpec, build_kernel, config_value, configure
 from slqb_checks import CheckFailed, Context, check_group
-from slqb_memhp import MOVABLE_NODE
-from slqb_guest import (fake_report_params, load_params, selftest_params,
-			step_output, step_results)
+from slqb_guest import fake_report_params, load_params, selftest_params
 from slqb_host import BuildLock
 from slqb_qemu import Shape
 from slqb_report import (REPORTING_SUITES, Allowed, ktap_suite, suite_reports,
 			 strip_printk, unexpected_reports)
 from slqb_tree import pristine_stamp_path, read_json
-from slqb_util import SlqbError, quote_lines
+from slqb_util import SlqbError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,7 +36,8 @@ class Boot:
 	slqb_debug= reports, DEBUG_CASES) or a suite of REPORTING_SUITES (it
 	passes, and its reports are the only ones). memory_hotplug
 	(needs memoryless) plugs memory in and out during the workload, as
-	`slqb boot --memory-hotplug` does, with checks of its own (MEMHP_CHECKS).
+	`slqb boot --memory-hotplug` does, with checks of its own
+	(slqb_memhp.CHECKS).
 	"""
 	alloc: str
 	name: str
@@ -155,16 +155,6 @@ SELFTEST_LINES = [
 	('test_xarray', re.compile(r'XArray: (\d+) of \1 tests passed')),
 ]
 
-# The checks of a memory_hotplug boot: (name, guest steps that must be
-# ok, what of the harness's own record must hold).
-MEMHP_CHECKS = [
-	('memory hot-added and onlined', ('memhp-online',), 'added'),
-	('node-local after hotplug', ('memhp-churn', 'memhp-local'), ''),
-	('memory offlined and removed', ('memhp-remove',), 'removed'),
-	('slab memory back after removal', ('memhp-slab-memory',), ''),
-	('no slabs on the removed node', ('memhp-slabs',), 'slabs'),
-]
-
 # KUnit suites whose every test case is reported as a check of its own.
 KUNIT_DETAIL = ('slqb', 'overflow')
 
@@ -191,7 +181,7 @@ def check_names(boot: Boot) -> List[str]:
 		return [f'{prefix}: guest PASS', f'{prefix}: no bad kernel reports',
 			f'{prefix}: KUnit all ok'] + \
 			(detail_checks(boot) if boot.selftests else []) + \
-			([f'{prefix}: {c[0]}' for c in MEMHP_CHECKS]
+			([f'{prefix}: {c[0]}' for c in slqb_memhp.CHECKS]
 			 if boot.memory_hotplug else [])
 	if boot.expect == 'timeout':
 		return [f'{prefix}: timeout caught and reported']
@@ -249,8 +239,10 @@ def relevant(outcome: BootOutcome, *words: str) -> str:
 	return '\n'.join(found or outcome.errors) or 'no details'
 
 
-def judge_pass(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
-	"""The three checks of a boot expected to pass."""
+def judge_pass(ctx: Context, boot: Boot, outcome: BootOutcome,
+	       memhp: Optional[slqb_memhp.MemoryHotplug] = None) -> None:
+	"""The three checks of a boot expected to pass, then those of its
+	self-tests and of its memory hotplug (memhp, the boot's hook)."""
 	guest, reports, kunit = check_names(boot)[:3]
 
 	def guest_pass() -> None:
@@ -272,56 +264,8 @@ def judge_pass(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
 	if boot.selftests:
 		judge_selftests(ctx, boot, outcome)
 	if boot.memory_hotplug:
-		judge_memhp(ctx, boot, outcome)
-
-
-def memhp_problems(outcome: BootOutcome, steps: Tuple[str, ...],
-		   needs: str, kernel_node: int) -> List[str]:
-	"""Why one of MEMHP_CHECKS fails ([] when it holds); kernel_node is
-	the node that gained memory and must lose it again."""
-	record = outcome.memhp
-	if record is None:
-		return ['the boot ran without memory hotplug']
-	results = step_results(outcome.run.lines)
-	problems = []
-	for step in steps:
-		if step not in results:
-			problems.append(f'the guest never finished step {step}')
-		elif not results[step]:
-			problems.append(f'step {step} FAILED:\n' + quote_lines(
-				step_output(outcome.run.lines, step)[-15:]))
-	if needs == 'added' and len(record.added) != 2:
-		problems.append(f'the harness plugged in {record.added or "no dimms"}')
-	if needs == 'removed' and (MOVABLE_NODE not in (record.asked_remove or []) or
-				   len(record.removed) != len(record.asked_remove)):
-		problems.append(f'the guest asked to remove nodes {record.asked_remove}, '
-				f'the harness removed {record.removed or "nothing"}')
-	if needs == 'slabs':
-		problems += [e for e in outcome.errors if 'still have slabs' in e or
-			     'no slqb-memhp-slabs' in e]
-	if needs in ('added', 'removed'):
-		problems += [f'QMP: {e}' for e in record.errors]
-	if problems:
-		problems.append(f'Full console log: {outcome.log_path}')
-	return problems
-
-
-def judge_memhp(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
-	"""The MEMHP_CHECKS of a memory-hotplug boot."""
-	prefix = f'{boot.alloc} {boot.name}'
-	record = outcome.memhp
-	for name, steps, needs in MEMHP_CHECKS:
-		if needs == 'slabs' and record and boot.nodes not in (record.asked_remove or []):
-			ctx.skip(f'{prefix}: {name}', f'node {boot.nodes} kept its memory: '
-				 'its ZONE_NORMAL blocks stayed busy (best effort, see '
-				 'memhp_remove in guest/init.sh)')
-			continue
-
-		def holds(steps=steps, needs=needs) -> None:
-			problems = memhp_problems(outcome, steps, needs, boot.nodes)
-			if problems:
-				raise CheckFailed('\n'.join(problems))
-		ctx.check(f'{prefix}: {name}', holds)
+		slqb_memhp.report_checks(ctx, f'{boot.alloc} {boot.name}', outcome,
+					 memhp.record if memhp else None, boot.nodes)
 
 
 def judge_selftests(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
@@ -542,13 +486,14 @@ def run_boot(ctx: Context, prepared: Prepared, boot: Boot) -> None:
 			  timeout=boot.timeout,
 			  console='stream' if ctx.verbose else 'markers')
 	try:
-		outcome = boot_kernel(ctx.paths, prepared, req)
+		memhp = slqb_memhp.hook_for(req.shape)
+		outcome = boot_kernel(ctx.paths, prepared, req, hook=memhp)
 	except SlqbError as e:
 		for name in check_names(boot):
 			ctx.record(name, False, f'could not boot: {e}')
 		return
 	if boot.expect == 'pass':
-		judge_pass(ctx, boot, outcome)
+		judge_pass(ctx, boot, outcome, memhp)
 	elif boot.expect == 'debug':
 		judge_debug(ctx, boot, outcome)
 	elif boot.expect in REPORTING_SUITES:

@@ -36,10 +36,6 @@ BENCH_TOOLS = ('iperf3', 'perf')
 # the guest finds their function names (the bench's profile step).
 ALLOC_OBJ_RE = re.compile(r'^(slab_common|sl[aouq]b(_[a-z]+)?)\.o$')
 ALLOC_SYMS_GUEST = '/lib/slqbtest/alloc-syms'
-# The memory hotplug churn module (slqb_memhp), where slqb_memhp built it
-# and where guest/init.sh loads it from.
-MEMHP_MODULE = os.path.join('slqb-memhp', 'slqb_memhp.ko')
-MEMHP_GUEST_MODULE = '/lib/slqbtest-memhp/slqb_memhp.ko'
 
 
 class CpioList:
@@ -79,6 +75,17 @@ class CpioList:
 			st = os.stat(host)
 			stats.append((host, st.st_size, st.st_mtime_ns))
 		return sha1_of(self.text(), stats)
+
+
+class InitramfsExtra:
+	"""Files that a feature adds to the guest's initramfs (memory hotplug
+	its module, see slqb_memhp). The archive with them is one of its own,
+	<build>/slqb-<name>-initramfs.cpio.gz, so that the plain one, which
+	every other boot of the kernel uses, stays as it is."""
+	name = ''
+
+	def add(self, cpio: 'CpioList', paths: Paths, spec: KernelSpec) -> None:
+		"""Adds the feature's files to cpio."""
 
 
 def shared_libraries(binary: str) -> List[Tuple[str, str]]:
@@ -197,10 +204,10 @@ def add_bench_files(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
 		     'will skip')
 
 
-def describe_initramfs(paths: Paths, spec: KernelSpec,
-		       bench: bool = False) -> CpioList:
+def describe_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False,
+		       extra: Optional[InitramfsExtra] = None) -> CpioList:
 	"""The list of everything that goes into the guest's initramfs
-	(with bench, also what `slqb bench` needs)."""
+	(with bench, also what `slqb bench` needs; with extra, its files)."""
 	cpio = CpioList()
 	for name in ('/proc', '/sys', '/root', '/mnt', '/etc', '/bin', '/sbin',
 		     '/usr/bin', '/usr/sbin'):
@@ -228,22 +235,22 @@ def describe_initramfs(paths: Paths, spec: KernelSpec,
 		if os.path.exists(host):
 			cpio.add_file('/lib/slqbtest-extra/' + os.path.basename(module),
 				      host, '0644')
-	memhp = os.path.join(spec.build_dir(paths), MEMHP_MODULE)
-	if os.path.exists(memhp):
-		cpio.add_file(MEMHP_GUEST_MODULE, memhp, '0644')
 	if bench:
 		add_bench_files(cpio, paths, spec)
+	if extra:
+		extra.add(cpio, paths, spec)
 	applets = run([busybox, '--list-full'], timeout=60).stdout.split()
 	for applet in applets:
 		cpio.add_link('/' + applet, '/bin/busybox')
 	return cpio
 
 
-def mini_init_initramfs(paths: Paths, spec: KernelSpec,
-			bench: bool = False) -> CpioList:
+def mini_init_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False,
+			extra: Optional[InitramfsExtra] = None) -> CpioList:
 	"""Other architectures: guest/mini-init.c, compiled statically with
 	the arch's cross compiler, as /init, and nothing else but, with bench,
-	the bench module (the workload tools are x86_64 binaries)."""
+	the bench module (the workload tools are x86_64 binaries) and extra's
+	files."""
 	out = os.path.join(spec.build_dir(paths), 'slqb-tools', 'mini-init')
 	if not os.path.exists(out) or \
 	   os.path.getmtime(out) < os.path.getmtime(MINI_INIT_SOURCE):
@@ -261,20 +268,33 @@ def mini_init_initramfs(paths: Paths, spec: KernelSpec,
 	cpio.add_file('/init', out)
 	if bench:
 		add_bench_module(cpio, paths, spec)
+	if extra:
+		extra.add(cpio, paths, spec)
 	return cpio
 
 
-def build_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False) -> str:
+def initramfs_prefix(bench: bool = False,
+		     extra: Optional[InitramfsExtra] = None) -> str:
+	"""'slqb', or 'slqb-bench' or 'slqb-<extra.name>' for the archive
+	with their files."""
+	if bench:
+		return 'slqb-bench'
+	return f'slqb-{extra.name}' if extra else 'slqb'
+
+
+def build_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False,
+		    extra: Optional[InitramfsExtra] = None) -> str:
 	"""Builds (or reuses) <build>/slqb-initramfs.cpio.gz (with bench,
-	slqb-bench-initramfs.cpio.gz); returns its path."""
+	slqb-bench-initramfs.cpio.gz, with extra, slqb-<name>-initramfs.cpio.gz);
+	returns its path. The caller holds the build lock."""
 	build = spec.build_dir(paths)
-	prefix = 'slqb-bench' if bench else 'slqb'
+	prefix = initramfs_prefix(bench, extra)
 	out = os.path.join(build, f'{prefix}-initramfs.cpio.gz')
 	key_file = out + '.key'
 	if spec.arch != DEFAULT_ARCH:
-		cpio = mini_init_initramfs(paths, spec, bench)
+		cpio = mini_init_initramfs(paths, spec, bench, extra)
 	else:
-		cpio = describe_initramfs(paths, spec, bench)
+		cpio = describe_initramfs(paths, spec, bench, extra)
 	tool = gen_init_cpio(paths)
 	key = sha1_of(cpio.key(), file_sha1(tool))
 	if os.path.isfile(out) and read_text(key_file, '').strip() == key:

@@ -14,6 +14,12 @@ and their memory are gone.
 
 The QMP work runs on a thread of its own, so that the console keeps
 being read while QEMU and the guest process an unplug.
+
+boot_kernel reaches all of it through one object, a MemoryHotplug (a
+BootHook of slqb_boot): it builds the module and an initramfs with it,
+gives the kernel parameters and QEMU's QMP socket, drives the dimms from
+the console and judges what happened. The checks of `slqb test` on a
+memory-hotplug boot (CHECKS) are here too.
 """
 
 import dataclasses
@@ -24,19 +30,27 @@ import shutil
 import threading
 from typing import Dict, List, Optional, Tuple
 
+from slqb_arch import DEFAULT_ARCH
+from slqb_boot import BootExtras, BootHook, BootOutcome, BootRequest, Prepared
 from slqb_build import KernelSpec, make_module
-from slqb_initramfs import MEMHP_MODULE as MODULE
+from slqb_checks import CheckFailed, Context
 from slqb_guest import (MEMHP_ADD, MEMHP_REMOVE_RE, MEMHP_SLABS_RE,
-			marker_text, memhp_params)
+			marker_text, memhp_params, step_output, step_results)
+from slqb_host import BuildLock
+from slqb_initramfs import CpioList, InitramfsExtra, build_initramfs
 from slqb_qemu import Shape
-from slqb_qmp import QmpClient, QmpError
-from slqb_util import HARNESS_DIR, Paths, SlqbError, log
+from slqb_qmp import QmpClient, QmpError, socket_path
+from slqb_util import HARNESS_DIR, Paths, SlqbError, log, quote_lines
 
 DIMM_MB = 256
 MOVABLE_NODE = 0
 UNPLUG_TIMEOUT_S = 60
 MODULE_SRC = os.path.join(HARNESS_DIR, 'memhp')
 MODULE_SOURCES = ('slqb_memhp.c', 'Kbuild', 'Makefile')
+# The churn module: where build_module builds it (below the kernel's build
+# directory) and where guest/init.sh loads it from.
+MODULE = os.path.join('slqb-memhp', 'slqb_memhp.ko')
+GUEST_MODULE = '/lib/slqbtest-memhp/slqb_memhp.ko'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -293,3 +307,152 @@ def build_module(paths: Paths, spec: KernelSpec) -> str:
 	make_module(paths, spec, mod_dir, 'memhp')
 	log(f'memhp module: {ko}')
 	return ko
+
+
+class ModuleFiles(InitramfsExtra):
+	"""The churn module in the initramfs of memory-hotplug boots."""
+	name = 'memhp'
+
+	def add(self, cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
+		cpio.add_file(GUEST_MODULE, module_path(paths, spec), '0644')
+
+
+# ---------------------------------------------------------------- the hook
+
+class MemoryHotplug(BootHook):
+	"""Memory hotplug during one boot: give it to boot_kernel.
+
+	start() builds the module and an initramfs with it (under the build
+	lock) and opens the QMP socket's place; the console lines go to a
+	HotplugDriver; judge() makes the hotplug's problems the boot's, and
+	record says what was done.
+	"""
+
+	def __init__(self, shape: Shape,
+		     unplug_timeout: float = UNPLUG_TIMEOUT_S) -> None:
+		self.dimms = plan_dimms(shape)
+		self.kernel_node = shape.nodes	# the memoryless node (Shape.layout)
+		self.unplug_timeout = unplug_timeout
+		self.socket = ''
+		self.driver: Optional[HotplugDriver] = None
+		self.record = HotplugRecord()
+
+	def start(self, paths: Paths, prepared: Prepared,
+		  req: BootRequest) -> BootExtras:
+		spec = prepared.spec
+		if spec.arch != DEFAULT_ARCH:
+			raise SlqbError('--memory-hotplug is for x86_64 only (ACPI memory '
+					'devices)', exit_code=2)
+		if spec.base_digest:
+			raise SlqbError('--memory-hotplug needs the harness\'s own kernel '
+					'config (its module and ACPI memory devices)',
+					exit_code=2)
+		if not req.shape.memory_hotplug:
+			raise SlqbError('memory hotplug needs a shape with room for the '
+					'dimms (Shape.memory_hotplug)', exit_code=2)
+		with BuildLock(paths):
+			build_module(paths, spec)
+			initrd = build_initramfs(paths, spec, extra=ModuleFiles())
+		self.socket = socket_path(paths.cache, f'qmp-{os.getpid()}.sock')
+		if os.path.exists(self.socket):
+			os.unlink(self.socket)
+		self.driver = HotplugDriver(self.socket, self.dimms, self.unplug_timeout)
+		self.record = self.driver.record
+		return BootExtras(initrd=initrd, params=guest_params(req.shape),
+				  qemu_args=['-qmp', f'unix:{self.socket},server=on,wait=off'])
+
+	def on_line(self, line: str) -> None:
+		if self.driver:
+			self.driver.on_line(line)
+
+	def stop(self) -> None:
+		if self.driver:
+			self.record = self.driver.finish()
+		if self.socket and os.path.exists(self.socket):
+			os.unlink(self.socket)
+
+	def judge(self, outcome: BootOutcome) -> List[str]:
+		"""The hotplug's own problems, and slabs left on the node whose
+		memory went away, become errors of the boot."""
+		record, node, log_path = self.record, self.kernel_node, outcome.log_path
+		outcome.errors.extend(record_errors(record, log_path))
+		if record.asked_remove is not None and node in record.asked_remove:
+			caches, bad = slabs_on_node(outcome.run.lines, node)
+			if not caches:
+				outcome.errors.append('memory hotplug: the guest printed no '
+						      'slqb-memhp-slabs lines after the removal.\n'
+						      f'Full console log: {log_path}')
+			elif bad:
+				outcome.errors.append(
+					f'memory hotplug: {len(bad)} of {caches} caches still '
+					f'have slabs on node {node}, whose memory was removed:\n'
+					f'{quote_lines(bad[:10])}\nFull console log: {log_path}')
+		return [f'memory hotplug: {a}' for a in record.actions] + \
+			[f'memory hotplug: ERROR: {e}' for e in record.errors]
+
+
+def hook_for(shape: Shape) -> Optional[MemoryHotplug]:
+	"""The hook a boot of shape needs: a MemoryHotplug when the shape asks
+	for memory hotplug, else none."""
+	return MemoryHotplug(shape) if shape.memory_hotplug else None
+
+
+# ---------------------------------------------------------------- checks
+
+# The checks of `slqb test` on a memory-hotplug boot: (name, guest steps
+# that must be ok, what of the harness's own record must hold).
+CHECKS = [
+	('memory hot-added and onlined', ('memhp-online',), 'added'),
+	('node-local after hotplug', ('memhp-churn', 'memhp-local'), ''),
+	('memory offlined and removed', ('memhp-remove',), 'removed'),
+	('slab memory back after removal', ('memhp-slab-memory',), ''),
+	('no slabs on the removed node', ('memhp-slabs',), 'slabs'),
+]
+
+
+def problems(outcome: BootOutcome, record: Optional[HotplugRecord],
+	     steps: Tuple[str, ...], needs: str, kernel_node: int) -> List[str]:
+	"""Why one of CHECKS fails ([] when it holds); kernel_node is the node
+	that gained memory and must lose it again."""
+	if record is None:
+		return ['the boot ran without memory hotplug']
+	results = step_results(outcome.run.lines)
+	found = []
+	for step in steps:
+		if step not in results:
+			found.append(f'the guest never finished step {step}')
+		elif not results[step]:
+			found.append(f'step {step} FAILED:\n' + quote_lines(
+				step_output(outcome.run.lines, step)[-15:]))
+	if needs == 'added' and len(record.added) != 2:
+		found.append(f'the harness plugged in {record.added or "no dimms"}')
+	if needs == 'removed' and (MOVABLE_NODE not in (record.asked_remove or []) or
+				   len(record.removed) != len(record.asked_remove)):
+		found.append(f'the guest asked to remove nodes {record.asked_remove}, '
+			     f'the harness removed {record.removed or "nothing"}')
+	if needs == 'slabs':
+		found += [e for e in outcome.errors if 'still have slabs' in e or
+			  'no slqb-memhp-slabs' in e]
+	if needs in ('added', 'removed'):
+		found += [f'QMP: {e}' for e in record.errors]
+	if found:
+		found.append(f'Full console log: {outcome.log_path}')
+	return found
+
+
+def report_checks(ctx: Context, prefix: str, outcome: BootOutcome,
+		  record: Optional[HotplugRecord], kernel_node: int) -> None:
+	"""The CHECKS of a memory-hotplug boot, named '<prefix>: <check>'."""
+	for name, steps, needs in CHECKS:
+		if needs == 'slabs' and record and \
+		   kernel_node not in (record.asked_remove or []):
+			ctx.skip(f'{prefix}: {name}', f'node {kernel_node} kept its memory: '
+				 'its ZONE_NORMAL blocks stayed busy (best effort, see '
+				 'memhp_remove in guest/init.sh)')
+			continue
+
+		def holds(steps=steps, needs=needs) -> None:
+			found = problems(outcome, record, steps, needs, kernel_node)
+			if found:
+				raise CheckFailed('\n'.join(found))
+		ctx.check(f'{prefix}: {name}', holds)

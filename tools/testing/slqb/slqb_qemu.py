@@ -119,19 +119,18 @@ class Shape:
 
 def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
 		 icount: bool = False, arch: str = DEFAULT_ARCH,
-		 qmp_socket: str = '') -> List[str]:
+		 extra: Sequence[str] = ()) -> List[str]:
 	"""The full qemu-system-x86_64 (or arch's QEMU) command line.
 
 	icount: -icount shift=0,sleep=off, so that guest time counts guest
 	instructions: one vCPU, or on an architecture whose SMP bring-up works
 	under it (Arch.icount_smp) several, taking turns on one TCG thread.
-	qmp_socket: a QMP server on this unix socket, for the harness to
-	hot-plug devices while the guest runs.
+	extra: more arguments, after the machine shape's (a boot hook's, such
+	as the QMP socket of memory hotplug).
 	"""
 	if icount and shape.cpus != 1 and not arch_of(arch).icount_smp:
 		raise SlqbError(f'-icount needs 1 vCPU on {arch}, not {shape.cpus} '
 				'(SMP bring-up hangs under it)', exit_code=2)
-	qmp = ['-qmp', f'unix:{qmp_socket},server=on,wait=off'] if qmp_socket else []
 	if icount:
 		thread = 'tcg,thread=single' if shape.cpus > 1 else 'tcg'
 		accel = ['-accel', thread, '-icount', 'shift=0,sleep=off']
@@ -139,7 +138,7 @@ def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
 		accel = ['-accel', 'tcg,thread=multi']
 	machine = arch_of(arch).qemu
 	return [machine[0], *accel, *machine[1:],
-		*shape.qemu_args(), *qmp, '-nographic', '-no-reboot',
+		*shape.qemu_args(), *extra, '-nographic', '-no-reboot',
 		'-kernel', bzimage, '-initrd', initrd, '-append', append]
 
 

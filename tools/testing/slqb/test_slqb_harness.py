@@ -577,6 +577,17 @@ class ShapeTest(unittest.TestCase):
 			slqb_qemu.qemu_command('bz', 'rd', Shape(2), 'x',
 					       icount=True, arch='i386')
 
+	def test_qemu_command_extra(self):
+		qmp = ['-qmp', 'unix:/c/q.sock,server=on,wait=off']
+		cmd = slqb_qemu.qemu_command('bz', 'rd', Shape(4, 2, True, True), 'x',
+					     extra=qmp)
+		at = cmd.index('-qmp')
+		self.assertEqual(cmd[at:at + 2], qmp)
+		self.assertLess(max(i for i, a in enumerate(cmd) if a == '-numa'), at)
+		self.assertEqual(cmd[at + 2], '-nographic')
+		self.assertEqual(cmd[cmd.index('-m') + 1], '1024M,slots=4,maxmem=4G')
+		self.assertNotIn('-qmp', slqb_qemu.qemu_command('bz', 'rd', Shape(2), 'x'))
+
 	def test_kernel_cmdline(self):
 		prepared = Prepared(spec=slqb_build.KernelSpec('slub'), base='b',
 				    bzimage='bz', initrd='rd', nr_cpus=8)
@@ -590,6 +601,77 @@ class ShapeTest(unittest.TestCase):
 			       bzimage='bz', initrd='rd', nr_cpus=8)
 		self.assertTrue(kernel_cmdline(arm, BootRequest(shape=Shape()))
 				.startswith('console=ttyAMA0 '))
+
+
+class BootHookTest(unittest.TestCase):
+	"""slqb_boot.boot_kernel: what a BootHook sees of a boot and adds to it."""
+
+	class Hook(slqb_boot.BootHook):
+		def __init__(self):
+			self.calls = []
+
+		def start(self, paths, prepared, req):
+			self.calls.append('start')
+			return slqb_boot.BootExtras(initrd='/h/rd', params='slqbtest.hook=1',
+						    qemu_args=['-hook', 'x'])
+
+		def on_line(self, line):
+			self.calls.append(('line', line))
+
+		def stop(self):
+			self.calls.append('stop')
+
+		def judge(self, outcome):
+			self.calls.append('judge')
+			outcome.errors.append('hook: no')
+			return ['hook: did it']
+
+	def boot(self, hook, run_guest):
+		paths = Paths(repo=REPO, cache=os.path.join(test_tmpdir, 'hook-cache'))
+		prepared = Prepared(spec=slqb_build.KernelSpec('slub'), base='b',
+				    bzimage='bz', initrd='rd', nr_cpus=8)
+		with mock.patch.object(slqb_boot, 'run_guest', run_guest), \
+		     mock.patch.object(slqb_boot, 'log'):
+			return slqb_boot.boot_kernel(paths, prepared,
+						     BootRequest(shape=Shape(), stress=0),
+						     hook=hook)
+
+	def guest(self, seen):
+		def run_guest(cmd, log_path, timeout, console, on_line=None):
+			seen.append(cmd)
+			on_line('SLQB-GUEST: PASS')
+			return guest_run(['SLQB-GUEST: PASS'])
+		return run_guest
+
+	def test_hook_takes_part(self):
+		hook, seen = self.Hook(), []
+		outcome = self.boot(hook, self.guest(seen))
+		self.assertEqual(hook.calls, ['start', ('line', 'SLQB-GUEST: PASS'),
+					      'stop', 'judge'])
+		[cmd] = seen
+		self.assertEqual(cmd[cmd.index('-initrd') + 1], '/h/rd')
+		self.assertEqual(cmd[cmd.index('-hook') + 1], 'x')
+		self.assertLess(cmd.index('-hook'), cmd.index('-nographic'))
+		self.assertTrue(cmd[cmd.index('-append') + 1].endswith(
+			'slqbtest.memnodes=1 slqbtest.hook=1'))
+		self.assertEqual(outcome.errors, ['hook: no'])
+		with open(outcome.log_path, encoding='utf-8') as f:
+			self.assertIn('# slqb: hook: did it\n# slqb: KUnit:', f.read())
+
+	def test_stop_after_a_failed_run(self):
+		def run_guest(*args, **kwargs):
+			raise SlqbError('qemu-system-x86_64 is missing')
+		hook = self.Hook()
+		with self.assertRaisesRegex(SlqbError, 'is missing'):
+			self.boot(hook, run_guest)
+		self.assertEqual(hook.calls, ['start', 'stop'])
+
+	def test_no_hook(self):
+		seen = []
+		outcome = self.boot(None, self.guest(seen))
+		self.assertEqual(seen[0][seen[0].index('-initrd') + 1], 'rd')
+		self.assertNotIn('-qmp', seen[0])
+		self.assertTrue(outcome.ok, outcome.errors)
 
 
 # ---------------------------------------------------------------- guest
@@ -865,23 +947,65 @@ class MemhpTest(unittest.TestCase):
 		self.assertIn('--memory-hotplug needs --memoryless-node', str(cm.exception))
 		self.assertEqual(cm.exception.exit_code, 2)
 
-	def test_qemu_command(self):
-		cmd = slqb_qemu.qemu_command('bz', 'rd', Shape(4, 2, True, True), 'x',
-					     qmp_socket='/c/q.sock')
-		at = cmd.index('-qmp')
-		self.assertEqual(cmd[at + 1], 'unix:/c/q.sock,server=on,wait=off')
-		self.assertEqual(cmd[cmd.index('-m') + 1], '1024M,slots=4,maxmem=4G')
-		self.assertNotIn('-qmp', slqb_qemu.qemu_command('bz', 'rd', Shape(2), 'x'))
+	def start(self, spec=None, shape=Shape(4, 2, True, True)):
+		"""MemoryHotplug.start with the module and initramfs builds faked:
+		(hook, extras, the calls of the builds)."""
+		spec = spec or slqb_build.KernelSpec('slub')
+		prepared = Prepared(spec=spec, base='b', bzimage='bz', initrd='rd',
+				    nr_cpus=8)
+		paths = Paths(repo=REPO, cache=os.path.join(test_tmpdir, 'memhp-cache'))
+		calls = []
+		hook = slqb_memhp.MemoryHotplug(Shape(4, 2, True, True))
+		with mock.patch.object(slqb_memhp, 'build_module',
+				       lambda p, s: calls.append(('module', s.name))), \
+		     mock.patch.object(slqb_memhp, 'build_initramfs',
+				       lambda p, s, extra: calls.append(('initramfs', extra.name))
+				       or '/b/slqb-memhp-initramfs.cpio.gz'), \
+		     mock.patch.object(slqb_memhp, 'BuildLock', mock.MagicMock()):
+			extras = hook.start(paths, prepared, BootRequest(shape=shape, stress=0))
+		self.addCleanup(hook.stop)
+		return hook, prepared, extras, calls
 
-	def test_kernel_cmdline(self):
-		prepared = Prepared(spec=slqb_build.KernelSpec('slub'), base='b',
-				    bzimage='bz', initrd='rd', nr_cpus=8)
-		req = BootRequest(shape=Shape(4, 2, True, True), stress=0)
-		self.assertIn('slqbtest.memnodes=2 slqbtest.memhp=256 '
-			      'slqbtest.memhpkernel=2 slqbtest.memhpmovable=0',
-			      kernel_cmdline(prepared, req))
-		self.assertNotIn('memhp', kernel_cmdline(
-			prepared, BootRequest(shape=Shape(4, 2, True))))
+	def test_hook_start(self):
+		hook, prepared, extras, calls = self.start()
+		self.assertEqual(calls, [('module', 'x86_64-slub'), ('initramfs', 'memhp')])
+		self.assertEqual(extras.initrd, '/b/slqb-memhp-initramfs.cpio.gz')
+		self.assertEqual(extras.params, 'slqbtest.memhp=256 slqbtest.memhpkernel=2 '
+				 'slqbtest.memhpmovable=0')
+		self.assertEqual(extras.qemu_args, ['-qmp', f'unix:{hook.socket},server=on,wait=off'])
+		self.assertIn('slqbtest.memnodes=2 slqbtest.memhp=256 ', kernel_cmdline(
+			prepared, BootRequest(shape=Shape(4, 2, True, True)), extras.params))
+		hook.stop()	# no guest, no QMP thread: nothing to wait for
+		self.assertEqual(hook.record, slqb_memhp.HotplugRecord())
+
+	def test_hook_refuses(self):
+		cases = [(slqb_build.KernelSpec('slqb', arch='arm64'), Shape(4, 2, True, True),
+			  'x86_64 only'),
+			 (dataclasses.replace(slqb_build.KernelSpec('slqb'), base_digest='ab'),
+			  Shape(4, 2, True, True), 'own kernel config'),
+			 (None, Shape(4, 2, True), 'room for the dimms')]
+		for spec, shape, text in cases:
+			with self.assertRaises(SlqbError, msg=text) as cm:
+				self.start(spec, shape)
+			self.assertIn(text, str(cm.exception))
+			self.assertEqual(cm.exception.exit_code, 2)
+		with self.assertRaisesRegex(SlqbError, 'needs a shape with a memoryless node'):
+			slqb_memhp.MemoryHotplug(Shape(4, 2))
+		self.assertIsNone(slqb_memhp.hook_for(Shape(4, 2, True)))
+		self.assertIsInstance(slqb_memhp.hook_for(Shape(4, 2, True, True)),
+				      slqb_memhp.MemoryHotplug)
+
+	def test_module_in_its_initramfs(self):
+		paths = Paths(repo=REPO, cache='/c')
+		spec = slqb_build.KernelSpec('slqb')
+		cpio = slqb_initramfs.CpioList()
+		slqb_memhp.ModuleFiles().add(cpio, paths, spec)
+		self.assertEqual(cpio.entries[slqb_memhp.GUEST_MODULE],
+				 f'file {slqb_memhp.GUEST_MODULE} '
+				 f'{spec.build_dir(paths)}/slqb-memhp/slqb_memhp.ko 0644 0 0')
+		self.assertEqual(slqb_initramfs.initramfs_prefix(extra=slqb_memhp.ModuleFiles()),
+				 'slqb-memhp')
+		self.assertEqual(slqb_initramfs.initramfs_prefix(), 'slqb')
 
 	def test_option_refused(self):
 		# A cache below /dev/null cannot be made: should the option get
@@ -942,7 +1066,10 @@ class MemhpTest(unittest.TestCase):
 		run = GuestRun(lines=lines, returncode=0, timed_out=False, elapsed=1.0)
 		shape = Shape(4, 2, True, True)
 		outcome = judge(run, BootRequest(shape=shape), 'c.log')
-		slqb_boot.judge_memhp(outcome, slqb_memhp.HotplugRecord(**record), 2)
+		hook = slqb_memhp.MemoryHotplug(shape)
+		hook.record = slqb_memhp.HotplugRecord(**record)
+		self.log_lines = hook.judge(outcome)
+		outcome.record = hook.record	# for test_memhp_problems
 		return outcome
 
 	def test_judge_boot(self):
@@ -963,6 +1090,7 @@ class MemhpTest(unittest.TestCase):
 		errors = self.outcome(lines, errors=['QMP: device_add failed: X']).errors
 		self.assertIn('memory hotplug: QMP: device_add failed: X', errors[0])
 		self.assertIn('never asked for the dimms', errors[1])
+		self.assertEqual(self.log_lines, ['memory hotplug: ERROR: QMP: device_add failed: X'])
 
 	def test_boots_checks(self):
 		boots = [b for b in slqb_group_kernels.BOOTS + slqb_group_kernels.PEER_BOOTS
@@ -971,15 +1099,16 @@ class MemhpTest(unittest.TestCase):
 		for boot in boots:
 			Shape(boot.cpus, boot.nodes, boot.memoryless, True).validate()
 			names = slqb_group_kernels.check_names(boot)
-			for name, _, _ in slqb_group_kernels.MEMHP_CHECKS:
+			for name, _, _ in slqb_memhp.CHECKS:
 				self.assertIn(f'{boot.alloc} {boot.name}: {name}', names)
 
 	def test_memhp_problems(self):
 		lines = fixture_lines('console-memhp-pass.txt')
 		done = dict(asked_add=True, added=['slqb-dimm0', 'slqb-dimm1'],
 			    asked_remove=[0, 2], removed=['slqb-dimm1', 'slqb-dimm0'])
-		problems = slqb_group_kernels.memhp_problems
-		for _, steps, needs in slqb_group_kernels.MEMHP_CHECKS:
+		def problems(outcome, steps, needs, node):
+			return slqb_memhp.problems(outcome, outcome.record, steps, needs, node)
+		for _, steps, needs in slqb_memhp.CHECKS:
 			self.assertEqual(problems(self.outcome(lines, **done), steps, needs, 2),
 					 [], steps)
 		failed = [l.replace('memhp-local ok', 'memhp-local FAILED') for l in lines]
@@ -1010,7 +1139,7 @@ class MemhpTest(unittest.TestCase):
 		self.assertIn('echo "slqb-memhp-slabs ', init)
 		for name in ('memhp', 'memhpkernel', 'memhpmovable'):
 			self.assertRegex(init, rf'param {name}\b')
-		self.assertIn(slqb_initramfs.MEMHP_GUEST_MODULE, init)
+		self.assertIn(slqb_memhp.GUEST_MODULE, init)
 		# where the harness puts the allocator's function names
 		self.assertIn(f'ALLOC_SYMS={slqb_initramfs.ALLOC_SYMS_GUEST}\n', init)
 
