@@ -50,6 +50,12 @@
 #define SLQB_MAX_RESERVE	8
 
 /*
+ * Below this many objects a slab is of a larger order, up to
+ * PAGE_ALLOC_COSTLY_ORDER: see preferred_order() in mm/slqb_slab.c.
+ */
+#define SLQB_LARGE_OBJECTS	16
+
+/*
  * The trim work runs every SLQB_TRIM_INTERVAL; a CPU that still queues
  * objects is woken for it SLQB_TRIM_WAKE_SLACK after a pass it missed.
  */
