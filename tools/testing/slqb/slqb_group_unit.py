@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """`slqb test` group unit: the harness's unit tests, one check per test.
 
-test_slqb_harness.py and test_slqb_bench.py (the tests of `slqb bench`,
-which the series adds in a patch of its own) are plain unittest suites:
-`python3 -m unittest` in this folder runs them. Here every test_slqb_*.py
-of the folder runs in-process, first of all groups since they take
-seconds and need nothing from the machine, and each test case is
-reported as `PASS: unit: Class.test` or `FAIL: ...` with the assertion's
-message and the traceback below it.
+test_slqb_harness.py (the core's), test_slqb_bench.py (the tests of `slqb
+bench`, which the series adds in a patch of its own) and the
+test_slqb_*.py of each feature package (slqb_memhp/test_slqb_memhp.py)
+are plain unittest suites: `python3 -m unittest` in this folder finds
+them all. Here every test_slqb_*.py of the folder and of its packages
+runs in-process, first of all groups since they take seconds and need
+nothing from the machine, and each test case is reported as `PASS: unit:
+Class.test` or `FAIL: ...` with the assertion's message and the
+traceback below it.
 """
 
 import glob
@@ -22,18 +24,31 @@ TEST_PREFIX = 'test_slqb_'
 
 
 def test_modules() -> List[str]:
-	"""The unit test modules of the harness's folder, by name."""
-	return sorted(os.path.basename(p)[:-len('.py')] for p in
-		      glob.glob(os.path.join(HARNESS_DIR, TEST_PREFIX + '*.py')))
+	"""The unit test modules of the harness's folder and of its packages
+	(folders with an __init__.py), by name: 'test_slqb_harness',
+	'slqb_memhp.test_slqb_memhp'."""
+	names = []
+	for path in glob.glob(os.path.join(HARNESS_DIR, TEST_PREFIX + '*.py')) + \
+		    glob.glob(os.path.join(HARNESS_DIR, '*', TEST_PREFIX + '*.py')):
+		folder = os.path.dirname(path)
+		if folder != HARNESS_DIR and \
+		   not os.path.isfile(os.path.join(folder, '__init__.py')):
+			continue
+		module = os.path.relpath(path, HARNESS_DIR)[:-len('.py')]
+		names.append(module.replace(os.sep, '.'))
+	return sorted(names)
 
 
 def check_name(test: unittest.TestCase) -> str:
-	"""'unit: KtapParserTest.test_nesting' (module-level errors keep the
-	description unittest gives them)."""
+	"""'unit: KtapParserTest.test_nesting', without the test module and
+	its package (module-level errors keep the description unittest gives
+	them)."""
 	name = test.id()
-	module, dot, rest = name.partition('.')
-	if module.startswith(TEST_PREFIX) and dot:
-		name = rest
+	parts = name.split('.')
+	for at, part in enumerate(parts[:-1]):
+		if part.startswith(TEST_PREFIX):
+			name = '.'.join(parts[at + 1:])
+			break
 	return f'unit: {name}'
 
 

@@ -250,7 +250,7 @@ stress_all() {	# stress-ng, hackbench and churn at once, CPUs coming and going
 # ------------------------------------------------------------ memory hotplug
 # The harness plugs in one pc-dimm on each of two nodes when asked with
 # "SLQB-GUEST: memhp add", and unplugs them after "SLQB-GUEST: memhp remove
-# nodeA nodeB" (tools/testing/slqb/slqb_memhp.py). Their memory blocks
+# nodeA nodeB" (tools/testing/slqb/slqb_memhp/). Their memory blocks
 # appear in and vanish from /sys/devices/system/memory (ACPI), offline:
 # this init onlines and offlines them itself.
 

@@ -1,6 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Memory hotplug during a boot (`slqb boot --memory-hotplug`).
 
+The package: this module (the hook, the driver, the module's build and
+the checks), qmp.py (the QMP client) and test_slqb_memhp.py (their unit
+tests). The churn module's source is a kbuild folder of its own,
+tools/testing/slqb/memhp/.
+
 QEMU starts with room for pc-dimms (Shape.memory_hotplug) and a QMP
 socket. When the guest prints 'SLQB-GUEST: memhp add', the harness plugs
 in one DIMM_MB dimm on the memoryless node (which so gains memory) and one
@@ -39,8 +44,9 @@ from slqb_guest import (MEMHP_ADD, MEMHP_REMOVE_RE, MEMHP_SLABS_RE,
 from slqb_host import BuildLock
 from slqb_initramfs import CpioList, InitramfsExtra, build_initramfs
 from slqb_qemu import Shape
-from slqb_qmp import QmpClient, QmpError, socket_path
 from slqb_util import HARNESS_DIR, Paths, SlqbError, log, quote_lines
+
+from .qmp import QmpClient, QmpError, socket_path
 
 DIMM_MB = 256
 MOVABLE_NODE = 0
