@@ -53,8 +53,7 @@ static struct kmem_cache *test_cache(struct kunit *test, const char *name,
 						 ctor);
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	if (s->flags & (SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | SLAB_POISON |
-			SLAB_STORE_USER | SLAB_TRACE)) {
+	if (slqb_debug_cache(s)) {
 		kmem_cache_destroy(s);
 		kunit_skip(test, "slqb_debug= debugs this cache: it uses no queues");
 	}
@@ -71,62 +70,65 @@ static struct kmem_cache *test_cache(struct kunit *test, const char *name,
 
 static struct kmem_cache_list *cpu_list(struct kmem_cache *s, int cpu)
 {
-	return &per_cpu_ptr(s->cpu_slab, cpu)->list;
+	return &cpu_of(s, cpu)->list;
 }
 
-/* The sum of the counter at @offset of every list of @s. */
-static long sum_lists(struct kmem_cache *s, size_t offset)
-{
-	struct kmem_cache_node *n;
-	long sum = 0;
-	int cpu, node;
+/*
+ * What @s holds, as the allocator counts it for /sys/kernel/slab and for
+ * __kmem_cache_shutdown(): slqb_cache_totals().
+ */
 
-	for_each_possible_cpu(cpu)
-		sum += atomic_long_read((void *)cpu_list(s, cpu) + offset);
-	for_each_kmem_cache_node(s, node, n)
-		sum += atomic_long_read((void *)&n->list + offset);
-	return sum;
-}
-
-/* Slabs owned by all lists of @s. */
+/* Slabs owned by all lists of @s: the sysfs file slabs. */
 static long total_slabs(struct kmem_cache *s)
 {
-	return sum_lists(s, offsetof(struct kmem_cache_list, nr_slabs));
+	struct slqb_totals t;
+
+	slqb_cache_totals(s, &t);
+	return t.slabs;
 }
 
-/* Objects in the slabs of @s, free or not. */
+/* Objects in the slabs of @s, free or not: the sysfs file total_objects. */
 static long total_objects(struct kmem_cache *s)
 {
-	return sum_lists(s, offsetof(struct kmem_cache_list, nr_objects));
+	struct slqb_totals t;
+
+	slqb_cache_totals(s, &t);
+	return t.objects;
 }
 
 /* Free objects of @s: on slab freelists and on every queue. */
 static long total_free(struct kmem_cache *s)
 {
-	struct kmem_cache_node *n;
-	long nr = 0;
-	int cpu, node;
+	struct slqb_totals t;
 
-	for_each_possible_cpu(cpu) {
-		struct kmem_cache_cpu *c = per_cpu_ptr(s->cpu_slab, cpu);
-
-		nr += c->list.slab_free + c->list.nr + c->rlist_nr +
-		      atomic_read(&c->list.remote_nr);
-	}
-	for_each_kmem_cache_node(s, node, n)
-		nr += n->list.slab_free;
-	return nr;
+	slqb_cache_totals(s, &t);
+	return t.free;
 }
 
+/* Objects of @s in use: the sysfs file objects. */
+static long in_use(struct kmem_cache *s)
+{
+	struct slqb_totals t;
+
+	slqb_cache_totals(s, &t);
+	return totals_in_use(s, &t);
+}
+
+/*
+ * Objects of @s on queues (LIFOs, rlists, remote queues), as the sysfs file
+ * queued counts them, and one more for a remote queue whose count has not
+ * caught up with its head: a queue counts as empty only once it is.
+ */
 static long queued_objects(struct kmem_cache *s)
 {
 	long nr = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct kmem_cache_cpu *c = per_cpu_ptr(s->cpu_slab, cpu);
+		struct kmem_cache_cpu *c = cpu_of(s, cpu);
 
-		nr += c->list.nr + c->rlist_nr + atomic_read(&c->list.remote_nr);
+		nr += c->list.nr + c->rlist_nr +
+		      max(atomic_read(&c->list.remote_nr), 0);
 		if (c->list.remote_head)
 			nr++;
 	}
@@ -498,7 +500,7 @@ static void slqb_test_remote_free_cross_node(struct kunit *test)
 	drain.s = s;
 	drain2.s = s;
 	la = cpu_list(s, a);
-	cb = per_cpu_ptr(s->cpu_slab, b);
+	cb = cpu_of(s, b);
 
 	lock_slabs();
 	ctx.nr = s->freebatch - 1;
@@ -713,8 +715,7 @@ static void check_remote_cap(struct kunit *test, bool busy)
 		KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
 	}
 #ifdef CONFIG_SLQB_STATS
-	KUNIT_EXPECT_GT(test, per_cpu_ptr(s->cpu_slab, b)->list.stats[REMOTE_CAP_HIT],
-			0U);
+	KUNIT_EXPECT_GT(test, cpu_list(s, b)->stats[REMOTE_CAP_HIT], 0U);
 #endif
 	run_on(test, a, do_free, &rest);
 	unlock_slabs();
@@ -1574,14 +1575,13 @@ static void slqb_test_bulk_partial_failure(struct kunit *test)
 	slqb_test_fail_new_slabs(NULL, 0);
 	/* Its one slab, empty again, stays only where a reserve keeps it. */
 	KUNIT_EXPECT_EQ(test, total_slabs(s), s->reserve ? 1L : 0L);
-	KUNIT_EXPECT_EQ(test, total_free(s), total_slabs(s) * s->objects);
+	KUNIT_EXPECT_EQ(test, total_free(s), total_objects(s));
 
 	/* With slabs to be had again, the same request succeeds. */
 	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, n, objs), n);
 	for (i = 0; i < n; i++)
 		from_slabs -= is_kfence_address(objs[i]);
-	KUNIT_EXPECT_EQ(test, total_free(s),
-			total_slabs(s) * s->objects - from_slabs);
+	KUNIT_EXPECT_EQ(test, in_use(s), from_slabs);
 	kmem_cache_free_bulk(s, n, objs);
 	destroy_empty(test, s);
 }
@@ -1612,8 +1612,7 @@ static void slqb_test_bulk_from_slab(struct kunit *test)
 			KUNIT_ASSERT_PTR_NE(test, kasan_reset_tag(objs[i]),
 					    kasan_reset_tag(objs[j]));
 	}
-	KUNIT_EXPECT_EQ(test, total_free(s),
-			total_slabs(s) * s->objects - from_slabs);
+	KUNIT_EXPECT_EQ(test, in_use(s), from_slabs);
 	kmem_cache_free_bulk(s, n, objs);
 	destroy_empty(test, s);
 }
@@ -1795,9 +1794,11 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 
 	s = test_cache(test, "slqb_test_large", PAGE_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_GT(test, s->order, s->min_order);
-	/* SLQB_LARGE_OBJECTS: sixteen objects a slab of s->order, or order 3. */
+	/* SLQB_LARGE_OBJECTS a slab, or all that the costly order holds. */
 	KUNIT_EXPECT_GE(test, s->objects,
-			min_t(unsigned int, 16, 8 * PAGE_SIZE / s->size));
+			min_t(unsigned int, SLQB_LARGE_OBJECTS,
+			      (PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER) /
+			      s->size));
 	/* The smallest order that fits: one object, more with KASAN's room. */
 	KUNIT_EXPECT_EQ(test, s->min_objects,
 			(unsigned int)((PAGE_SIZE << s->min_order) / s->size));
@@ -1810,7 +1811,7 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, slab_order_of(p), s->min_order);
 	KUNIT_EXPECT_EQ(test, (unsigned int)virt_to_slab(p)->objects,
 			s->min_objects);
-	KUNIT_EXPECT_EQ(test, total_objects(s) - total_free(s), 1L);
+	KUNIT_EXPECT_EQ(test, in_use(s), 1L);
 
 	/* With the order to be had again, new slabs are of it. */
 	n = min_t(unsigned int, 2 * s->objects + 1, TEST_MAX_OBJS);
@@ -1822,7 +1823,7 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 			preferred = true;
 	}
 	KUNIT_EXPECT_TRUE(test, preferred);
-	KUNIT_EXPECT_EQ(test, total_objects(s) - total_free(s), (long)n + 1);
+	KUNIT_EXPECT_EQ(test, in_use(s), (long)n + 1);
 	kmem_cache_free(s, p);
 	kmem_cache_free_bulk(s, n, objs);
 	KUNIT_EXPECT_EQ(test, total_objects(s), total_free(s));
@@ -1841,7 +1842,7 @@ static void slqb_test_large_order_objects(struct kunit *test)
 
 	s = test_cache(test, "slqb_test_eighth", PAGE_SIZE / 8, 0, 0, NULL);
 	KUNIT_EXPECT_GT(test, s->order, s->min_order);
-	KUNIT_EXPECT_GE(test, s->objects, 16U);
+	KUNIT_EXPECT_GE(test, s->objects, (unsigned int)SLQB_LARGE_OBJECTS);
 	destroy_empty(test, s);
 }
 
@@ -1926,8 +1927,9 @@ static int lifo_over_hiwater(void *arg)
 }
 
 /*
- * The default hiwater is a byte budget (two pages, at least 8 objects, at
- * most 512), and a burst of bulk frees leaves no LIFO above it.
+ * The default hiwater is a byte budget (SLQB_QUEUE_BYTES, at least
+ * SLQB_MIN_HIWATER objects, at most SLQB_DEFAULT_MAX_HIWATER), and a burst
+ * of bulk frees leaves no LIFO above it.
  */
 static void slqb_test_queue_budget(struct kunit *test)
 {
@@ -1940,7 +1942,9 @@ static void slqb_test_queue_budget(struct kunit *test)
 				   NULL);
 		KUNIT_EXPECT_EQ(test, ctx.s->hiwater,
 				clamp_t(unsigned int,
-					2 * PAGE_SIZE / ctx.s->size, 8, 512));
+					SLQB_QUEUE_BYTES / ctx.s->size,
+					SLQB_MIN_HIWATER,
+					SLQB_DEFAULT_MAX_HIWATER));
 		ctx.nr = min_t(unsigned int, 4 * ctx.s->hiwater, TEST_MAX_OBJS);
 		for (j = 0; j < ctx.nr; j++) {
 			ctx.objs[j] = slqb_obj(ctx.s, NUMA_NO_NODE);
@@ -2344,10 +2348,14 @@ static void slqb_test_reserve(struct kunit *test)
 	/* Sixteen objects a slab whatever the page size: few to allocate. */
 	s = test_cache(test, "slqb_test_reserve", PAGE_SIZE / 16, 0, 0, NULL);
 	/*
-	 * Four pages' worth of slabs: four order-0 ones, or two of order 1
-	 * where KASAN's metadata leaves fewer than sixteen objects a page.
+	 * SLQB_RESERVE_BYTES of slabs, at most SLQB_MAX_RESERVE: with four
+	 * pages' worth, four order-0 ones, or two of order 1 where KASAN's
+	 * metadata leaves fewer than sixteen objects a page.
 	 */
-	KUNIT_EXPECT_EQ(test, s->reserve, 4U >> s->order);
+	KUNIT_EXPECT_EQ(test, s->reserve,
+			min_t(unsigned int,
+			      SLQB_RESERVE_BYTES / (PAGE_SIZE << s->order),
+			      SLQB_MAX_RESERVE));
 	KUNIT_ASSERT_GT(test, s->reserve, 0U);
 	ctx.s = s;
 	ctx.nr = s->hiwater + 2 * (s->reserve + 1) * s->objects;
@@ -2678,7 +2686,6 @@ static void slqb_test_cpu_offline(struct kunit *test)
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
 	struct kmem_cache *s;
 	int cpu, victim = -1;
-	long live;
 
 	for_each_online_cpu(cpu)
 		if (cpu && cpu_is_hotpluggable(cpu))
@@ -2701,8 +2708,7 @@ static void slqb_test_cpu_offline(struct kunit *test)
 	lock_slabs();
 	KUNIT_EXPECT_EQ(test, cpu_list(s, victim)->nr, 0U);
 	KUNIT_EXPECT_TRUE(test, list_empty(&cpu_list(s, victim)->partial));
-	live = total_slabs(s) * s->objects - total_free(s);
-	KUNIT_EXPECT_EQ(test, live, (long)(3 * s->objects - ctx.nr));
+	KUNIT_EXPECT_EQ(test, in_use(s), (long)(3 * s->objects - ctx.nr));
 	unlock_slabs();
 
 	ctx.objs += ctx.nr;
@@ -2736,8 +2742,8 @@ static void slqb_test_tunables(struct kunit *test)
 
 #if defined(CONFIG_SLQB_DEBUG) && defined(CONFIG_PRINTK)
 #define DEBUG_OBJ_SIZE	44
-#define DEBUG_FLAGS	(SLAB_CONSISTENCY_CHECKS | SLAB_RED_ZONE | \
-			 SLAB_POISON | SLAB_STORE_USER)
+/* All of SLQB's debug flags but SLAB_TRACE, which prints every call. */
+#define DEBUG_FLAGS	(SLQB_DEBUG_FLAGS & ~SLAB_TRACE)
 
 /*
  * Whether @len bytes at @start hold @value: red zone and poison, which KASAN
