@@ -3,8 +3,8 @@
 
 A check group is a function that takes a Context and runs checks with
 ctx.check(name, func). Register one with the @check_group decorator in a
-module listed in GROUP_MODULES, named slqb_group_<group>.py (or add a
-module to that list):
+module listed in GROUP_MODULES: slqb_group_<group>.py for the core's, or
+a feature package's group.py (slqb_<group>/group.py):
 
 	@check_group('slqbinfo')
 	def slqbinfo_checks(ctx):
@@ -28,11 +28,12 @@ from typing import Any, Callable, Dict, List, Sequence, Set
 from slqb_util import HARNESS_DIR, Paths, SlqbError, quote_lines
 
 # Modules whose @check_group functions `slqb test` runs, in this order.
-# slqb_group_NAME.py holds the group NAME (or, for arch, arch-<name>).
-# One that is not in the folder is left out: the series adds the bench
-# (slqb_group_bench) in a patch after the rest of the harness.
+# slqb_group_NAME.py or the package slqb_NAME's group.py holds the group
+# NAME (or, for arch, arch-<name>). One that is not in the folder is left
+# out: the series adds the bench (slqb_group_bench) in a patch after the
+# rest of the harness.
 GROUP_MODULES = ('slqb_group_unit', 'slqb_group_harness', 'slqb_group_slqbinfo',
-		 'slqb_group_kernels', 'slqb_group_bench', 'slqb_group_series',
+		 'slqb_group_kernels', 'slqb_group_bench', 'slqb_series.group',
 		 'slqb_group_arch', 'slqb_group_peers')
 
 GROUPS: Dict[str, Callable[['Context'], None]] = {}
@@ -122,7 +123,8 @@ def load_groups() -> Dict[str, Callable[[Context], None]]:
 	"""Imports GROUP_MODULES so their groups register; returns them in
 	GROUP_MODULES order (whoever imported a group module first)."""
 	for module in GROUP_MODULES:
-		if os.path.isfile(os.path.join(HARNESS_DIR, module + '.py')):
+		path = os.path.join(HARNESS_DIR, *module.split('.')) + '.py'
+		if os.path.isfile(path):
 			importlib.import_module(module)
 
 	def rank(item) -> int:

@@ -42,12 +42,13 @@ from slqb_build import (CONFIG_TIMEOUT_S, KernelSpec, build_env,
 			make_command, parse_config, run_make_logged)
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_host import BuildLock, ensure_packages, wait_for_foreign_builds
-from slqb_series import (Step, export_series, git, load_plan, pristine_base,
-			 series_patches)
 from slqb_tree import (describe_base, pristine_stamp_path, read_json,
 		       same_file, stage_tree, tree_has_slqb)
 from slqb_util import (Paths, SlqbError, fmt_duration, log, quote_lines,
 		       read_text, run, sha1_of, write_text)
+
+from . import (Step, export_series, git, load_plan, pristine_base,
+	       series_patches)
 
 CHECKPATCH_TIMEOUT_S = 900
 BUILD_TIMEOUT_S = 3 * 3600

@@ -1,6 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """`slqb series`: the whole work as a numbered, git am-able patch series.
 
+The package: this module (the plan, the export, the cover letter and the
+command), group.py (the check group series of `slqb test`) and
+test_slqb_series.py (the unit tests of the plan and the export, of the
+series as checkpatch and the patches' headers see it, and of the harness
+patch standing without the bench).
+
 What goes into which exported patch is written down in
 tools/testing/slqb/series/, one file per exported patch, sorted by name.
 Each file is a header block, a blank line and the changelog:
