@@ -278,40 +278,65 @@ static void **test_array(struct kunit *test)
 }
 
 /*
- * Whether the running test holds slab_mutex, which many take so that the
- * trim work leaves their queues alone. A failed assertion ends the test
- * there, and its cleanup, which destroys the test's caches, needs the lock.
+ * slab_mutex, which the cases that count objects on queues hold from their
+ * first step to their last: the trim work takes it for its passes, so none
+ * moves objects behind their backs. Each case takes and releases it itself.
+ *
+ * A failed assertion ends a case where it stands, and must not do so with
+ * the lock held. Under the lock, run_on() therefore records a step that
+ * failed and skips the steps after it, and unlock_slabs() ends the case
+ * once the lock is released.
  */
-static bool test_holds_slab_mutex;
+static struct {
+	bool held;
+	int err;	/* of the first step that failed under the lock */
+} slabs_locked;
 
 static void lock_slabs(void)
 {
 	mutex_lock(&slab_mutex);
-	test_holds_slab_mutex = true;
+	slabs_locked.held = true;
+	slabs_locked.err = 0;
 }
 
-static void unlock_slabs(void)
+/* Whether every step since lock_slabs() succeeded. */
+static bool locked_steps_ok(void)
 {
-	test_holds_slab_mutex = false;
-	mutex_unlock(&slab_mutex);
+	return !slabs_locked.err;
 }
 
+static void unlock_slabs(struct kunit *test)
+{
+	int err = slabs_locked.err;
+
+	slabs_locked.held = false;
+	mutex_unlock(&slab_mutex);
+	KUNIT_ASSERT_EQ_MSG(test, err, 0, "a step under slab_mutex failed");
+}
+
+/* Run @fn(@arg) on @cpu; the case ends if it fails, see slabs_locked. */
 static void run_on(struct kunit *test, int cpu, int (*fn)(void *), void *arg)
 {
-	int ret = smp_call_on_cpu(cpu, fn, arg, false);
+	int ret;
 
-	if (ret && test_holds_slab_mutex)
-		unlock_slabs();
-	KUNIT_ASSERT_EQ(test, ret, 0);
+	if (!slabs_locked.held) {
+		KUNIT_ASSERT_EQ(test, smp_call_on_cpu(cpu, fn, arg, false), 0);
+		return;
+	}
+	if (slabs_locked.err)
+		return;
+	ret = smp_call_on_cpu(cpu, fn, arg, false);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0,
+			    "on CPU %d: the steps after it are skipped", cpu);
+	slabs_locked.err = ret;
 }
 
 /*
- * A new cache whose LIFO on CPU 0 holds hiwater freed objects, with
- * slab_mutex held so that the trim work leaves it alone; returns the list.
+ * A new cache in @ctx whose hiwater is a whole number of slabs, and that
+ * many objects for full_lifo() to allocate and free.
  */
-static struct kmem_cache_list *full_lifo_locked(struct kunit *test,
-						struct slqb_test_ctx *ctx,
-						const char *name)
+static void whole_slabs_cache(struct kunit *test, struct slqb_test_ctx *ctx,
+			      const char *name)
 {
 	unsigned int hiwater;
 
@@ -322,7 +347,17 @@ static struct kmem_cache_list *full_lifo_locked(struct kunit *test,
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(ctx->s, hiwater, hiwater / 2),
 			0);
 	ctx->nr = hiwater;
-	lock_slabs();
+}
+
+/*
+ * Fill the LIFO of whole_slabs_cache() on CPU 0 with hiwater freed objects;
+ * returns the list. The caller holds slab_mutex, so that the trim work
+ * leaves the LIFO alone until the caller is done with it.
+ */
+static struct kmem_cache_list *full_lifo(struct kunit *test,
+					 struct slqb_test_ctx *ctx)
+{
+	lockdep_assert_held(&slab_mutex);
 	run_on(test, 0, do_alloc, ctx);
 	run_on(test, 0, do_free, ctx);
 	return cpu_list(ctx->s, 0);
@@ -454,7 +489,7 @@ static void slqb_test_flush_batch(struct kunit *test)
 	fc.objs.nr = s->hiwater + 1;
 	lock_slabs();
 	run_on(test, 0, flush_fn, &fc);
-	unlock_slabs();
+	unlock_slabs(test);
 
 	KUNIT_EXPECT_EQ(test, fc.flushes, 1U);
 	KUNIT_EXPECT_EQ(test, fc.before, s->hiwater);
@@ -532,7 +567,7 @@ static void slqb_test_remote_free_cross_node(struct kunit *test)
 	run_on(test, a, do_free, &ctx);
 	run_on(test, a, do_free, &drain);
 	run_on(test, a, do_free, &drain2);
-	unlock_slabs();
+	unlock_slabs(test);
 
 	destroy_empty(test, s);
 }
@@ -566,7 +601,7 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 	run_on(test, b, do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, lb->nr, 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
-	unlock_slabs();
+	unlock_slabs(test);
 
 	destroy_empty(test, s);
 }
@@ -574,7 +609,7 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 /*
  * Allocate @ctx on @a with a busy window of @ticks for the cache, which
  * leaves the owner on @a allocating for that long; check that the misses
- * stamped it. Empty @a's LIFO into @rest. Returns with slab_mutex held, so
+ * stamped it. Empty @a's LIFO into @rest. The caller holds slab_mutex, so
  * that the trim work leaves the queues alone.
  */
 static void owner_allocates(struct kunit *test, int a, unsigned long ticks,
@@ -582,8 +617,8 @@ static void owner_allocates(struct kunit *test, int a, unsigned long ticks,
 {
 	unsigned long start, stamp;
 
+	lockdep_assert_held(&slab_mutex);
 	slqb_test_busy_ticks(ctx->s, ticks);
-	lock_slabs();
 	start = jiffies;
 	run_on(test, a, do_alloc, ctx);
 	stamp = READ_ONCE(cpu_of(ctx->s, a)->dry_stamp);
@@ -656,7 +691,7 @@ static void slqb_test_remote_runs_by_owner(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lb->nr, 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
 	run_on(test, a, do_free, &rest);
-	unlock_slabs();
+	unlock_slabs(test);
 
 	destroy_empty(test, s);
 }
@@ -699,6 +734,7 @@ static void check_remote_cap(struct kunit *test, bool busy)
 	over.objs += below.nr;
 	over.nr -= below.nr;
 
+	lock_slabs();
 	owner_allocates(test, a, busy ? 60 * HZ : 0, &ctx, &rest);
 	run_on(test, b, do_free, &below);
 	irq_work_sync(&la->claim_work);
@@ -718,7 +754,7 @@ static void check_remote_cap(struct kunit *test, bool busy)
 	KUNIT_EXPECT_GT(test, cpu_list(s, b)->stats[REMOTE_CAP_HIT], 0U);
 #endif
 	run_on(test, a, do_free, &rest);
-	unlock_slabs();
+	unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
@@ -784,6 +820,7 @@ static void check_owner_stops(struct kunit *test, enum owner_left left)
 	rest.s = s;
 	la = cpu_list(s, a);
 
+	lock_slabs();
 	owner_allocates(test, a, 2 * HZ, &ctx, &rest);
 	run_on(test, b, do_free, &ctx);
 	if (left == LEFT_CLAIMED)
@@ -820,7 +857,7 @@ static void check_owner_stops(struct kunit *test, enum owner_left left)
 		KUNIT_EXPECT_EQ(test, claimed, ctx.nr);
 	}
 	run_on(test, a, do_free, &rest);
-	unlock_slabs();
+	unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
@@ -864,6 +901,7 @@ static void slqb_test_long_lifo_flush(struct kunit *test)
 	KUNIT_ASSERT_LT(test, ctx.nr, slqb_busy_cap(s));
 
 	/* A busy owner: the queue waits for it, past the shorter cap. */
+	lock_slabs();
 	owner_allocates(test, a, 60 * HZ, &ctx, &rest);
 	run_on(test, b, do_free, &ctx);
 	irq_work_sync(&la->claim_work);
@@ -874,7 +912,7 @@ static void slqb_test_long_lifo_flush(struct kunit *test)
 	run_on(test, a, do_free, &one);
 	KUNIT_EXPECT_EQ(test, la->nr, s->hiwater + 1 - s->freebatch);
 	run_on(test, a, do_free, &rest);
-	unlock_slabs();
+	unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
@@ -1001,7 +1039,7 @@ static void slqb_test_thisnode_lifo(struct kunit *test)
 	run_on(test, a, do_free, &fill);
 	KUNIT_EXPECT_GE(test, cpu_list(s, a)->nr, 16U);
 	run_on(test, a, do_thisnode_after_move, &ctx);
-	unlock_slabs();
+	unlock_slabs(test);
 
 	for (i = 0; i < 2; i++) {
 		KUNIT_ASSERT_NOT_NULL(test, ctx.objs[i]);
@@ -1084,10 +1122,17 @@ static void slqb_test_trim_contended(struct kunit *test)
 	unsigned int before;
 	int polls;
 
-	l = full_lifo_locked(test, &ctx, "slqb_test_trim_busy");
+	whole_slabs_cache(test, &ctx, "slqb_test_trim_busy");
 	s = ctx.s;
+	lock_slabs();
+	l = full_lifo(test, &ctx);
 	before = l->nr;
 	KUNIT_EXPECT_GT(test, before, 0U);
+	/* A case that ends early must not leave the work queued. */
+	if (!locked_steps_ok()) {
+		unlock_slabs(test);
+		return;
+	}
 	INIT_WORK_ONSTACK(&t.work, trim_pass_fn);
 	queue_work_on(0, system_wq, &t.work);
 	/* Until the pass is over, or asleep on slab_mutex. */
@@ -1100,7 +1145,7 @@ static void slqb_test_trim_contended(struct kunit *test)
 	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(t.done),
 			       "the pass ended while slab_mutex was held");
 	KUNIT_EXPECT_EQ(test, l->nr, before);
-	unlock_slabs();
+	unlock_slabs(test);
 	flush_work(&t.work);
 	destroy_work_on_stack(&t.work);
 	KUNIT_EXPECT_TRUE(test, t.done);
@@ -1283,7 +1328,7 @@ static void check_new_slab_refilled(struct kunit *test, int cpu, int freer)
 	/* Keeps the trim work from flushing the refilled LIFO meanwhile. */
 	lock_slabs();
 	err = smp_call_on_cpu(cpu, alloc_refilled, &ctx, false);
-	unlock_slabs();
+	unlock_slabs(test);
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, ctx.w.calls, 1U);
 	KUNIT_EXPECT_TRUE(test, ctx.w.irqs_enabled);
@@ -1353,10 +1398,11 @@ static void slqb_test_shutdown_busy(struct kunit *test)
 	p = slqb_obj(s, NUMA_NO_NODE);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 
+	/* As kmem_cache_destroy() calls it. */
 	cpus_read_lock();
-	lock_slabs();
+	mutex_lock(&slab_mutex);
 	ret = __kmem_cache_shutdown(s);
-	unlock_slabs();
+	mutex_unlock(&slab_mutex);
 	cpus_read_unlock();
 	KUNIT_EXPECT_EQ(test, ret, -EBUSY);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 1L);
@@ -1477,7 +1523,7 @@ static void slqb_test_freeptr_mid(struct kunit *test)
 	kmem_cache_free(s, b);
 	overwrite_word(test, s, b, 0);
 	overwrite_word(test, s, b, s->object_size - sizeof(void *));
-	unlock_slabs();
+	unlock_slabs(test);
 	destroy_empty(test, s);
 }
 
@@ -1524,7 +1570,7 @@ static void slqb_test_typesafe_by_rcu(struct kunit *test)
 	kmem_cache_shrink(rc.s);
 	lock_slabs();
 	run_on(test, 0, rcu_fn, &rc);
-	unlock_slabs();
+	unlock_slabs(test);
 	KUNIT_EXPECT_TRUE(test, rc.emptied);
 	KUNIT_EXPECT_TRUE(test, rc.still_slab);
 	kmem_cache_destroy(rc.s);
@@ -1711,7 +1757,7 @@ static void check_lockless_pop_aba(struct kunit *test, bool bulk)
 	/* slab_mutex keeps the trim work off the LIFO. */
 	lock_slabs();
 	run_on(test, 0, lockless_pop_aba_fn, &aba);
-	unlock_slabs();
+	unlock_slabs(test);
 	if (aba.popped == ERR_PTR(-EOPNOTSUPP)) {
 		kmem_cache_destroy(s);
 		kunit_skip(test, "no lockless pop on this architecture");
@@ -2242,15 +2288,17 @@ static void slqb_test_trim_idle(struct kunit *test)
 	struct kmem_cache *s;
 	unsigned int batch, passes, halvings;
 
-	l = full_lifo_locked(test, &ctx, "slqb_test_trim");
+	whole_slabs_cache(test, &ctx, "slqb_test_trim");
 	s = ctx.s;
+	lock_slabs();
+	l = full_lifo(test, &ctx);
 	batch = s->hiwater / 4;
 	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, 0, batch), 0);
 	KUNIT_EXPECT_EQ(test, l->nr, s->hiwater);
 	expect_poisoned(test, l->freelist, true);
 	if (l->nr != s->hiwater || s->freebatch != batch) {
 		/* Not an assertion: slab_mutex must not stay held. */
-		unlock_slabs();
+		unlock_slabs(test);
 		return;
 	}
 
@@ -2275,7 +2323,7 @@ static void slqb_test_trim_idle(struct kunit *test)
 		run_on(test, 0, do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 1L);
 	KUNIT_EXPECT_LE(test, passes, halvings);
-	unlock_slabs();
+	unlock_slabs(test);
 	kmem_cache_free(s, ctx.objs[0]);
 	destroy_empty(test, s);
 }
@@ -2380,7 +2428,7 @@ static void slqb_test_reserve(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
 	expect_slabs_balance(test, s);
 	run_on(test, 0, do_free, &ctx);
-	unlock_slabs();
+	unlock_slabs(test);
 
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
@@ -2391,29 +2439,37 @@ static void slqb_test_reserve(struct kunit *test)
 	lock_slabs();
 	run_on(test, 0, do_alloc, &ctx);
 	run_on(test, 0, do_free, &ctx);
-	unlock_slabs();
+	unlock_slabs(test);
 	KUNIT_EXPECT_GT(test, node_reserve(s, 0), 0);
 	KUNIT_EXPECT_GT(test, slqb_test_shrinker(true), 0UL);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
 	kmem_cache_destroy(s);
 }
 
-/*
- * A allocates three busy caps' worth into @ctx with a busy window of
- * @window and empties its LIFO into @rest; B frees @ctx. The first claim
- * of A's queue fills A's LIFO, the next ones find it full and send the
- * rest through the slabs, whose node reserve keeps those they empty past
- * its bound. Returns with slab_mutex held, as owner_allocates() does.
- */
-static void claims_past_reserve(struct kunit *test, struct kmem_cache *s,
-				int a, int b, unsigned long window,
-				struct slqb_test_ctx *ctx,
-				struct slqb_test_ctx *rest)
+/* Objects of @s in @ctx and @rest for claims_past_reserve(). */
+static void claims_objects(struct kunit *test, struct kmem_cache *s,
+			   struct slqb_test_ctx *ctx, struct slqb_test_ctx *rest)
 {
 	ctx->s = s;
 	rest->s = s;
 	ctx->nr = 3 * slqb_busy_cap(s);
 	KUNIT_ASSERT_LE(test, ctx->nr, (unsigned int)TEST_MAX_OBJS);
+}
+
+/*
+ * A allocates three busy caps' worth into @ctx (see claims_objects()) with
+ * a busy window of @window and empties its LIFO into @rest; B frees @ctx.
+ * The first claim of A's queue fills A's LIFO, the next ones find it full
+ * and send the rest through the slabs, whose node reserve keeps those they
+ * empty past its bound. The caller holds slab_mutex, as for
+ * owner_allocates().
+ */
+static void claims_past_reserve(struct kunit *test, int a, int b,
+				unsigned long window,
+				struct slqb_test_ctx *ctx,
+				struct slqb_test_ctx *rest)
+{
+	struct kmem_cache *s = ctx->s;
 
 	owner_allocates(test, a, window, ctx, rest);
 	run_on(test, b, do_free, ctx);
@@ -2454,14 +2510,16 @@ static void slqb_test_remote_claim_reserve(struct kunit *test)
 
 	s = remote_test_cache(test, "slqb_test_claim_reserve", &a, &b);
 	bound = s->reserve + slqb_busy_cap(s) / s->objects;
-	claims_past_reserve(test, s, a, b, 2 * HZ, &ctx, &rest);
+	claims_objects(test, s, &ctx, &rest);
+	lock_slabs();
+	claims_past_reserve(test, a, b, 2 * HZ, &ctx, &rest);
 	kept = node_reserve(s, a);
 	KUNIT_EXPECT_GT(test, kept, (int)s->reserve);
 	KUNIT_EXPECT_LE(test, kept, (int)bound);
 
 	KUNIT_EXPECT_LE(test, reserve_after(s, a, 10 * HZ), (int)s->reserve);
 	run_on(test, a, do_free, &rest);
-	unlock_slabs();
+	unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
@@ -2494,7 +2552,9 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 	la = cpu_list(s, a);
 	more.s = s;
 	part.s = s;
-	claims_past_reserve(test, s, a, b, window, &ctx, &rest);
+	claims_objects(test, s, &ctx, &rest);
+	lock_slabs();
+	claims_past_reserve(test, a, b, window, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(cpu_of(s, a)->cap_armed) & 1);
 
@@ -2533,7 +2593,7 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 			(int)s->reserve);
 	run_on(test, a, do_free, &more);
 	run_on(test, a, do_free, &rest);
-	unlock_slabs();
+	unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
@@ -2561,7 +2621,9 @@ static void slqb_test_remote_claim_refill(struct kunit *test)
 	n = get_node(s, per_cpu(slqb_node, a));
 	more.s = s;
 	/* A window longer than the test: the cap timer gives nothing back. */
-	claims_past_reserve(test, s, a, b, 60 * HZ, &ctx, &rest);
+	claims_objects(test, s, &ctx, &rest);
+	lock_slabs();
+	claims_past_reserve(test, a, b, 60 * HZ, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
 	expect_slabs_balance(test, s);
 
@@ -2576,7 +2638,7 @@ static void slqb_test_remote_claim_refill(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, node_reserve(s, a), 0);
 	run_on(test, a, do_free, &more);
 	run_on(test, a, do_free, &rest);
-	unlock_slabs();
+	unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
@@ -2604,7 +2666,9 @@ static void slqb_test_remote_claim_off_node(struct kunit *test)
 	KUNIT_ASSERT_LE(test, 3 * slqb_busy_cap(s),
 			(unsigned int)TEST_MAX_OBJS);
 	slqb_test_fallback_node(s, nb);
-	claims_past_reserve(test, s, a, b, 2 * HZ, &ctx, &rest);
+	claims_objects(test, s, &ctx, &rest);
+	lock_slabs();
+	claims_past_reserve(test, a, b, 2 * HZ, &ctx, &rest);
 	slqb_test_fallback_node(NULL, NUMA_NO_NODE);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&get_node(s, na)->list.node_slabs),
 			0L);
@@ -2614,7 +2678,7 @@ static void slqb_test_remote_claim_off_node(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, node_reserve(s, b), (int)s->reserve);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, a), 0);
 	run_on(test, a, do_free, &rest);
-	unlock_slabs();
+	unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
 	destroy_empty(test, s);
@@ -2662,9 +2726,11 @@ static void slqb_test_remote_reserve_offline(struct kunit *test)
 	s = test_cache(test, "slqb_test_reserve_offline", TEST_OBJ_SIZE, 0, 0,
 		       NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
-	claims_past_reserve(test, s, a, b, window, &ctx, &rest);
+	claims_objects(test, s, &ctx, &rest);
+	lock_slabs();
+	claims_past_reserve(test, a, b, window, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
-	unlock_slabs();
+	unlock_slabs(test);
 
 	err = remove_cpu(a);
 	KUNIT_ASSERT_EQ(test, err, 0);
@@ -2702,14 +2768,14 @@ static void slqb_test_cpu_offline(struct kunit *test)
 	ctx.nr /= 2;
 	run_on(test, victim, do_free, &ctx);
 	KUNIT_EXPECT_GT(test, cpu_list(s, victim)->nr, 0U);
-	unlock_slabs();
+	unlock_slabs(test);
 
 	KUNIT_ASSERT_EQ(test, remove_cpu(victim), 0);
 	lock_slabs();
 	KUNIT_EXPECT_EQ(test, cpu_list(s, victim)->nr, 0U);
 	KUNIT_EXPECT_TRUE(test, list_empty(&cpu_list(s, victim)->partial));
 	KUNIT_EXPECT_EQ(test, in_use(s), (long)(3 * s->objects - ctx.nr));
-	unlock_slabs();
+	unlock_slabs(test);
 
 	ctx.objs += ctx.nr;
 	ctx.nr = 3 * s->objects - ctx.nr;
