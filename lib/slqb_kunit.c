@@ -380,7 +380,7 @@ static int lifo_reuse_fn(void *arg)
 	return 0;
 }
 
-/* The object freed last on a CPU is the next one it allocates. */
+/* On every CPU, the object freed last is the next one it allocates. */
 static void slqb_test_lifo_reuse(struct kunit *test)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
@@ -475,7 +475,11 @@ static void slqb_test_double_free(struct kunit *test)
 	destroy_empty(test, ctx.s);
 }
 
-/* Pushing past hiwater flushes exactly freebatch objects. */
+/*
+ * The free that takes a LIFO past hiwater flushes freebatch objects from
+ * it, and only that free: the LIFO goes from hiwater to hiwater + 1 -
+ * freebatch. Only the LIFO's length shows it.
+ */
 static void slqb_test_flush_batch(struct kunit *test)
 {
 	struct flush_ctx fc = { .objs.objs = test_array(test),
@@ -517,7 +521,8 @@ static struct kmem_cache *remote_test_cache(struct kunit *test,
 /*
  * An object allocated on CPU A and freed on CPU B of another node waits on
  * B's rlist, is handed to A's remote queue in one move when the batch is
- * full, and comes back on A's next allocation miss.
+ * full, and comes back on A's next allocation miss. Where it waits, only
+ * the queues' counters show; that it comes back, the allocation does.
  */
 static void slqb_test_remote_free_cross_node(struct kunit *test)
 {
@@ -760,13 +765,21 @@ static void check_remote_cap(struct kunit *test, bool busy)
 	destroy_empty(test, s);
 }
 
-/* The cap of an owner that stopped allocating. */
+/*
+ * An idle owner's remote queue waits for it up to SLQB_REMOTE_CAP LIFOs of
+ * objects; past that, the owner claims it at once, keeping no more than
+ * hiwater on its LIFO.
+ */
 static void slqb_test_remote_cap(struct kunit *test)
 {
 	check_remote_cap(test, false);
 }
 
-/* The cap of an owner that is allocating, and so claims its queue itself. */
+/*
+ * An allocating owner, which would claim its queue itself soon, lets it
+ * grow to slqb_busy_cap(); past that, it claims the whole cap onto its
+ * LIFO.
+ */
 static void slqb_test_remote_cap_busy(struct kunit *test)
 {
 	check_remote_cap(test, true);
@@ -863,16 +876,30 @@ static void check_owner_stops(struct kunit *test, enum owner_left left)
 	destroy_empty(test, s);
 }
 
+/*
+ * A queue past the shorter cap, under the longer one that let it wait, is
+ * claimed once its owner stops allocating: hiwater objects stay on the
+ * LIFO, the rest go back to their slabs.
+ */
 static void slqb_test_remote_cap_stopped(struct kunit *test)
 {
 	check_owner_stops(test, LEFT_QUEUE);
 }
 
+/*
+ * A LIFO that a claim filled past hiwater, up to the busy cap, is flushed
+ * back to hiwater once its owner stops allocating.
+ */
 static void slqb_test_remote_cap_lifo_stopped(struct kunit *test)
 {
 	check_owner_stops(test, LEFT_LIFO);
 }
 
+/*
+ * A claim that finds its owner allocating takes the whole queue onto the
+ * LIFO, and sees to it that the LIFO goes back to hiwater once the owner
+ * stops, with no push to arm the cap timer.
+ */
 static void slqb_test_remote_claim_stopped(struct kunit *test)
 {
 	check_owner_stops(test, LEFT_CLAIMED);
@@ -940,11 +967,6 @@ static void slqb_test_alloc_node(struct kunit *test)
 	destroy_empty(test, s);
 }
 
-/*
- * A request for another node tries that node first with what it has at
- * hand, quietly, even when the caller may sleep or asked for __GFP_NOFAIL:
- * a node that has run out must not hold the caller in reclaim forever.
- */
 struct node_alloc_ctx {
 	struct kmem_cache *s;
 	int node;
@@ -964,6 +986,13 @@ static int do_alloc_nofail(void *arg)
 	}
 }
 
+/*
+ * A request for another node tries that node first with what it has at
+ * hand, quietly, even when the caller may sleep or asked for __GFP_NOFAIL:
+ * a node that has run out must not hold the caller in reclaim forever.
+ * The first page allocation's flags are seen nowhere else: the watch
+ * records them.
+ */
 static void slqb_test_node_try_first(struct kunit *test)
 {
 	struct slqb_test_watch w = {};
@@ -991,11 +1020,6 @@ static void slqb_test_node_try_first(struct kunit *test)
 	destroy_empty(test, s);
 }
 
-/*
- * __GFP_THISNODE is honoured even when the LIFO holds another node's
- * objects, as it does when memory hotplug changes a CPU's local node: here
- * the CPU's local node is changed by hand under a full LIFO.
- */
 struct thisnode_ctx {
 	struct kmem_cache *s;
 	int old, new;
@@ -1018,6 +1042,11 @@ static int do_thisnode_after_move(void *arg)
 	return 0;
 }
 
+/*
+ * __GFP_THISNODE is honoured even when the LIFO holds another node's
+ * objects, as it does when memory hotplug changes a CPU's local node: here
+ * the CPU's local node is changed by hand under a full LIFO.
+ */
 static void slqb_test_thisnode_lifo(struct kunit *test)
 {
 	struct slqb_test_ctx fill = { .objs = test_array(test) };
@@ -1226,7 +1255,10 @@ static void slqb_test_freelist_random(struct kunit *test)
 	kmem_cache_destroy(t);
 }
 
-/* Empty slabs go back to the page allocator. */
+/*
+ * Once every object is freed and the cache shrunk, it holds no slab and
+ * counts no free object: the empty slabs went back to the page allocator.
+ */
 static void slqb_test_empty_slabs_freed(struct kunit *test)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
@@ -1342,13 +1374,19 @@ static void check_new_slab_refilled(struct kunit *test, int cpu, int freer)
 	destroy_empty(test, ctx.held.s);
 }
 
-/* An interrupt on the allocating CPU refilled its LIFO. */
+/*
+ * An interrupt on the allocating CPU refilled its LIFO during the page
+ * allocation: the new slab still serves the allocation.
+ */
 static void slqb_test_new_slab_refilled(struct kunit *test)
 {
 	check_new_slab_refilled(test, 0, 0);
 }
 
-/* A CPU of another node pushed onto the allocating CPU's remote queue. */
+/*
+ * A CPU of another node pushed onto the allocating CPU's remote queue
+ * during the page allocation: the new slab still serves the allocation.
+ */
 static void slqb_test_new_slab_remote_push(struct kunit *test)
 {
 	int a, b;
@@ -1462,6 +1500,11 @@ static void check_alignment(struct kunit *test, struct kmem_cache *s,
 	kmem_cache_free_bulk(s, ARRAY_SIZE(objs), objs);
 }
 
+/*
+ * Objects are aligned as their cache asks: to a cache line with
+ * SLAB_HWCACHE_ALIGN, for objects of more than half a line, and to the
+ * alignment given to kmem_cache_create().
+ */
 static void slqb_test_alignment(struct kunit *test)
 {
 	struct kmem_cache *s;
@@ -1576,6 +1619,11 @@ static void slqb_test_typesafe_by_rcu(struct kunit *test)
 	kmem_cache_destroy(rc.s);
 }
 
+/*
+ * kmem_cache_alloc_bulk() returns as many objects as asked for, all of them
+ * different and each usable whole: what is written to one is still there
+ * after all are written.
+ */
 static void slqb_test_bulk(struct kunit *test)
 {
 	void **objs = test_array(test);
@@ -1789,11 +1837,13 @@ static void check_lockless_pop_aba(struct kunit *test, bool bulk)
 	destroy_empty(test, s);
 }
 
+/* The interrupt takes the head and its successor one at a time. */
 static void slqb_test_lockless_pop_aba(struct kunit *test)
 {
 	check_lockless_pop_aba(test, false);
 }
 
+/* The interrupt takes the head and its successor in one bulk call. */
 static void slqb_test_lockless_pop_aba_bulk(struct kunit *test)
 {
 	check_lockless_pop_aba(test, true);
@@ -2029,6 +2079,10 @@ static void slqb_test_shrinker_drains(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * __GFP_ZERO zeroes the object even when it comes straight back off the
+ * LIFO, written over by its last user.
+ */
 static void slqb_test_gfp_zero(struct kunit *test)
 {
 	struct kmem_cache *s;
@@ -2175,7 +2229,11 @@ static void slqb_test_kfence_usercopy(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
-/* Every kmalloc size class, from 0 to the largest. */
+/*
+ * kmalloc() serves every size class and the page allocator sizes above
+ * them with at least the size asked for (ksize()), and kmalloc(0) returns
+ * ZERO_SIZE_PTR.
+ */
 static void slqb_test_kmalloc_sizes(struct kunit *test)
 {
 	/*
@@ -2746,7 +2804,10 @@ static void slqb_test_remote_reserve_offline(struct kunit *test)
 	destroy_empty(test, s);
 }
 
-/* A CPU going offline loses no object. */
+/*
+ * A CPU going offline loses no object: its LIFO and partial slabs are
+ * emptied, and the objects still allocated are the only ones in use.
+ */
 static void slqb_test_cpu_offline(struct kunit *test)
 {
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
@@ -2786,7 +2847,11 @@ static void slqb_test_cpu_offline(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
-/* hiwater and freebatch take only a consistent pair. */
+/*
+ * hiwater and freebatch take only a consistent pair (freebatch at most
+ * hiwater, hiwater within SLQB_MAX_HIWATER): a rejected write changes
+ * neither.
+ */
 static void slqb_test_tunables(struct kunit *test)
 {
 	struct kmem_cache *s;
@@ -2797,7 +2862,8 @@ static void slqb_test_tunables(struct kunit *test)
 	freebatch = s->freebatch;
 	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, freebatch - 1, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, 0, hiwater + 1), -EINVAL);
-	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, 1 << 20, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, SLQB_MAX_HIWATER + 1, 0),
+			-EINVAL);
 	KUNIT_EXPECT_EQ(test, s->hiwater, hiwater);
 	KUNIT_EXPECT_EQ(test, s->freebatch, freebatch);
 	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, 100, 10), 0);
