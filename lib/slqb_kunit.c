@@ -43,9 +43,9 @@ struct slqb_test_ctx {
 	unsigned int nr;
 };
 
-static struct kmem_cache *test_cache(struct kunit *test, const char *name,
-				     unsigned int size, unsigned int align,
-				     slab_flags_t flags, void (*ctor)(void *))
+static struct kmem_cache *slqbt_cache(struct kunit *test, const char *name,
+				      unsigned int size, unsigned int align,
+				      slab_flags_t flags, void (*ctor)(void *))
 {
 	/* SLAB_NOLEAKTRACE keeps the cache out of merging. */
 	struct kmem_cache *s = kmem_cache_create(name, size, align,
@@ -136,7 +136,7 @@ static long queued_objects(struct kmem_cache *s)
 }
 
 /* Every object is back: a shrink leaves no slab, and the cache goes away. */
-static void destroy_empty(struct kunit *test, struct kmem_cache *s)
+static void slqbt_destroy_empty(struct kunit *test, struct kmem_cache *s)
 {
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
@@ -148,7 +148,7 @@ static void destroy_empty(struct kunit *test, struct kmem_cache *s)
  * has them. A CPU of a memoryless node counts as local to the nearest node
  * with memory, so it does not qualify.
  */
-static bool cpus_on_two_nodes(int *a, int *b)
+static bool slqbt_cpus_on_two_nodes(int *a, int *b)
 {
 	int i, j;
 
@@ -186,7 +186,7 @@ static bool cpus_on_one_node(int *a, int *b)
  * object, which KFENCE leaves alone until its next interval. Not inlined:
  * the alloc track of a debugged cache names it.
  */
-static noinline void *slqb_obj(struct kmem_cache *s, int node)
+static noinline void *slqbt_obj(struct kmem_cache *s, int node)
 {
 	void *p;
 
@@ -198,20 +198,20 @@ static noinline void *slqb_obj(struct kmem_cache *s, int node)
 	}
 }
 
-static int do_alloc(void *arg)
+static int slqbt_do_alloc(void *arg)
 {
 	struct slqb_test_ctx *ctx = arg;
 	unsigned int i;
 
 	for (i = 0; i < ctx->nr; i++) {
-		ctx->objs[i] = slqb_obj(ctx->s, NUMA_NO_NODE);
+		ctx->objs[i] = slqbt_obj(ctx->s, NUMA_NO_NODE);
 		if (!ctx->objs[i])
 			return -ENOMEM;
 	}
 	return 0;
 }
 
-static int do_free(void *arg)
+static int slqbt_do_free(void *arg)
 {
 	struct slqb_test_ctx *ctx = arg;
 	unsigned int i;
@@ -222,14 +222,14 @@ static int do_free(void *arg)
 }
 
 /* Allocate until this CPU's LIFO is empty, keeping what was allocated. */
-static int do_empty_lifo(void *arg)
+static int slqbt_do_empty_lifo(void *arg)
 {
 	struct slqb_test_ctx *ctx = arg;
 	struct kmem_cache_list *l = cpu_list(ctx->s, smp_processor_id());
 
 	ctx->nr = 0;
 	while (READ_ONCE(l->nr) && ctx->nr < TEST_MAX_OBJS) {
-		ctx->objs[ctx->nr] = slqb_obj(ctx->s, NUMA_NO_NODE);
+		ctx->objs[ctx->nr] = slqbt_obj(ctx->s, NUMA_NO_NODE);
 		if (!ctx->objs[ctx->nr])
 			return -ENOMEM;
 		ctx->nr++;
@@ -237,7 +237,7 @@ static int do_empty_lifo(void *arg)
 	return l->nr ? -EBUSY : 0;
 }
 
-static int do_trim(void *arg)
+static int slqbt_do_trim(void *arg)
 {
 	struct slqb_test_ctx *ctx = arg;
 
@@ -251,7 +251,8 @@ static int do_trim(void *arg)
  * the pointer it was last allocated as (a free keeps it; an allocation
  * gives it a new tag).
  */
-static void expect_poisoned(struct kunit *test, void *object, bool poisoned)
+static void slqbt_expect_poisoned(struct kunit *test, void *object,
+				  bool poisoned)
 {
 #ifdef CONFIG_KASAN
 	KUNIT_EXPECT_EQ_MSG(test, !kasan_byte_accessible(object), poisoned,
@@ -283,8 +284,8 @@ static void **test_array(struct kunit *test)
  * moves objects behind their backs. Each case takes and releases it itself.
  *
  * A failed assertion ends a case where it stands, and must not do so with
- * the lock held. Under the lock, run_on() therefore records a step that
- * failed and skips the steps after it, and unlock_slabs() ends the case
+ * the lock held. Under the lock, slqbt_run_on() therefore records a step that
+ * failed and skips the steps after it, and slqbt_unlock_slabs() ends the case
  * once the lock is released.
  */
 static struct {
@@ -292,20 +293,20 @@ static struct {
 	int err;	/* of the first step that failed under the lock */
 } slabs_locked;
 
-static void lock_slabs(void)
+static void slqbt_lock_slabs(void)
 {
 	mutex_lock(&slab_mutex);
 	slabs_locked.held = true;
 	slabs_locked.err = 0;
 }
 
-/* Whether every step since lock_slabs() succeeded. */
-static bool locked_steps_ok(void)
+/* Whether every step since slqbt_lock_slabs() succeeded. */
+static bool slqbt_locked_steps_ok(void)
 {
 	return !slabs_locked.err;
 }
 
-static void unlock_slabs(struct kunit *test)
+static void slqbt_unlock_slabs(struct kunit *test)
 {
 	int err = slabs_locked.err;
 
@@ -315,7 +316,8 @@ static void unlock_slabs(struct kunit *test)
 }
 
 /* Run @fn(@arg) on @cpu; the case ends if it fails, see slabs_locked. */
-static void run_on(struct kunit *test, int cpu, int (*fn)(void *), void *arg)
+static void slqbt_run_on(struct kunit *test, int cpu, int (*fn)(void *),
+			 void *arg)
 {
 	int ret;
 
@@ -340,7 +342,7 @@ static void whole_slabs_cache(struct kunit *test, struct slqb_test_ctx *ctx,
 {
 	unsigned int hiwater;
 
-	ctx->s = test_cache(test, name, TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx->s = slqbt_cache(test, name, TEST_OBJ_SIZE, 0, 0, NULL);
 	/* Whole slabs, which the allocations below take off the LIFO. */
 	hiwater = max(rounddown(ctx->s->hiwater, ctx->s->objects),
 		      ctx->s->objects);
@@ -358,8 +360,8 @@ static struct kmem_cache_list *full_lifo(struct kunit *test,
 					 struct slqb_test_ctx *ctx)
 {
 	lockdep_assert_held(&slab_mutex);
-	run_on(test, 0, do_alloc, ctx);
-	run_on(test, 0, do_free, ctx);
+	slqbt_run_on(test, 0, slqbt_do_alloc, ctx);
+	slqbt_run_on(test, 0, slqbt_do_free, ctx);
 	return cpu_list(ctx->s, 0);
 }
 
@@ -368,11 +370,11 @@ static int lifo_reuse_fn(void *arg)
 	struct slqb_test_ctx *ctx = arg;
 	void *a, *b;
 
-	a = slqb_obj(ctx->s, NUMA_NO_NODE);
+	a = slqbt_obj(ctx->s, NUMA_NO_NODE);
 	if (!a)
 		return -ENOMEM;
 	kmem_cache_free(ctx->s, a);
-	b = slqb_obj(ctx->s, NUMA_NO_NODE);
+	b = slqbt_obj(ctx->s, NUMA_NO_NODE);
 	ctx->objs[0] = a;
 	ctx->objs[1] = b;
 	if (b)
@@ -386,9 +388,9 @@ static void slqb_test_lifo_reuse(struct kunit *test)
 	struct slqb_test_ctx ctx = { .objs = test_array(test) };
 	int cpu;
 
-	ctx.s = test_cache(test, "slqb_test_lifo", TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx.s = slqbt_cache(test, "slqb_test_lifo", TEST_OBJ_SIZE, 0, 0, NULL);
 	for_each_online_cpu(cpu) {
-		run_on(test, cpu, lifo_reuse_fn, &ctx);
+		slqbt_run_on(test, cpu, lifo_reuse_fn, &ctx);
 		expect_same(test, ctx.objs[0], ctx.objs[1]);
 	}
 	kmem_cache_destroy(ctx.s);
@@ -412,9 +414,9 @@ static int flush_fn(void *arg)
 	unsigned int i, before;
 	int err;
 
-	err = do_alloc(&fc->objs);
+	err = slqbt_do_alloc(&fc->objs);
 	if (!err)
-		err = do_empty_lifo(&fc->rest);
+		err = slqbt_do_empty_lifo(&fc->rest);
 	if (err)
 		return err;
 	fc->flushes = 0;
@@ -426,7 +428,7 @@ static int flush_fn(void *arg)
 			fc->after = l->nr;
 		}
 	}
-	do_free(&fc->rest);
+	slqbt_do_free(&fc->rest);
 	return 0;
 }
 
@@ -434,7 +436,7 @@ static int double_free_fn(void *arg)
 {
 	struct slqb_test_ctx *ctx = arg;
 	struct kmem_cache_list *l = cpu_list(ctx->s, smp_processor_id());
-	void *p = slqb_obj(ctx->s, NUMA_NO_NODE);
+	void *p = slqbt_obj(ctx->s, NUMA_NO_NODE);
 	unsigned int nr;
 
 	if (!p)
@@ -444,8 +446,8 @@ static int double_free_fn(void *arg)
 	kmem_cache_free(ctx->s, p);
 	ctx->nr = l->nr - nr;
 	ctx->objs[0] = p;
-	ctx->objs[1] = slqb_obj(ctx->s, NUMA_NO_NODE);
-	ctx->objs[2] = slqb_obj(ctx->s, NUMA_NO_NODE);
+	ctx->objs[1] = slqbt_obj(ctx->s, NUMA_NO_NODE);
+	ctx->objs[2] = slqbt_obj(ctx->s, NUMA_NO_NODE);
 	return 0;
 }
 
@@ -461,10 +463,10 @@ static void slqb_test_double_free(struct kunit *test)
 		kunit_skip(test, "the check needs CONFIG_SLAB_FREELIST_HARDENED");
 	if (IS_ENABLED(CONFIG_KASAN))
 		kunit_skip(test, "KASAN reports it (kasan_test's kmem_cache_double_free)");
-	ctx.s = test_cache(test, "slqb_test_double_free", TEST_OBJ_SIZE, 0, 0,
-			   NULL);
+	ctx.s = slqbt_cache(test, "slqb_test_double_free", TEST_OBJ_SIZE, 0, 0,
+			    NULL);
 	kunit_info(test, "a double free report follows, on purpose");
-	run_on(test, 0, double_free_fn, &ctx);
+	slqbt_run_on(test, 0, double_free_fn, &ctx);
 	KUNIT_EXPECT_EQ(test, ctx.nr, 0U);
 	expect_same(test, ctx.objs[1], ctx.objs[0]);
 	KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(ctx.objs[2]),
@@ -472,7 +474,7 @@ static void slqb_test_double_free(struct kunit *test)
 	kmem_cache_free(ctx.s, ctx.objs[1]);
 	if (ctx.objs[2] != ctx.objs[1])
 		kmem_cache_free(ctx.s, ctx.objs[2]);
-	destroy_empty(test, ctx.s);
+	slqbt_destroy_empty(test, ctx.s);
 }
 
 /*
@@ -486,19 +488,19 @@ static void slqb_test_flush_batch(struct kunit *test)
 				.rest.objs = test_array(test) };
 	struct kmem_cache *s;
 
-	s = test_cache(test, "slqb_test_flush", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_flush", TEST_OBJ_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 64, 16), 0);
 	fc.objs.s = s;
 	fc.rest.s = s;
 	fc.objs.nr = s->hiwater + 1;
-	lock_slabs();
-	run_on(test, 0, flush_fn, &fc);
-	unlock_slabs(test);
+	slqbt_lock_slabs();
+	slqbt_run_on(test, 0, flush_fn, &fc);
+	slqbt_unlock_slabs(test);
 
 	KUNIT_EXPECT_EQ(test, fc.flushes, 1U);
 	KUNIT_EXPECT_EQ(test, fc.before, s->hiwater);
 	KUNIT_EXPECT_EQ(test, fc.after, s->hiwater + 1 - s->freebatch);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -506,14 +508,14 @@ static void slqb_test_flush_batch(struct kunit *test)
  * another node, with a short LIFO (hiwater 32, freebatch 8), so that its
  * caps are reached with few objects. Skips the test without such CPUs.
  */
-static struct kmem_cache *remote_test_cache(struct kunit *test,
-					    const char *name, int *a, int *b)
+static struct kmem_cache *slqbt_remote_cache(struct kunit *test,
+					     const char *name, int *a, int *b)
 {
 	struct kmem_cache *s;
 
-	if (!cpus_on_two_nodes(a, b))
+	if (!slqbt_cpus_on_two_nodes(a, b))
 		kunit_skip(test, "needs online CPUs on two memory nodes");
-	s = test_cache(test, name, TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, name, TEST_OBJ_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
 	return s;
 }
@@ -535,46 +537,46 @@ static void slqb_test_remote_free_cross_node(struct kunit *test)
 	int a, b;
 	void *p;
 
-	s = remote_test_cache(test, "slqb_test_remote", &a, &b);
+	s = slqbt_remote_cache(test, "slqb_test_remote", &a, &b);
 	ctx.s = s;
 	drain.s = s;
 	drain2.s = s;
 	la = cpu_list(s, a);
 	cb = cpu_of(s, b);
 
-	lock_slabs();
+	slqbt_lock_slabs();
 	ctx.nr = s->freebatch - 1;
-	run_on(test, a, do_alloc, &ctx);
-	run_on(test, b, do_free, &ctx);
+	slqbt_run_on(test, a, slqbt_do_alloc, &ctx);
+	slqbt_run_on(test, b, slqbt_do_free, &ctx);
 	/* One short of a batch: still on B's rlist, aimed at A. */
 	KUNIT_EXPECT_EQ(test, cb->rlist_nr, s->freebatch - 1);
 	KUNIT_EXPECT_PTR_EQ(test, cb->rlist_target, la);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
-	expect_poisoned(test, ctx.objs[0], true);
+	slqbt_expect_poisoned(test, ctx.objs[0], true);
 
 	/* The batch fills up and moves in one go. */
 	ctx.nr = 1;
-	run_on(test, a, do_alloc, &ctx);
+	slqbt_run_on(test, a, slqbt_do_alloc, &ctx);
 	p = ctx.objs[0];
-	run_on(test, b, do_free, &ctx);
+	slqbt_run_on(test, b, slqbt_do_free, &ctx);
 	KUNIT_EXPECT_EQ(test, cb->rlist_nr, 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
-	expect_poisoned(test, p, true);
+	slqbt_expect_poisoned(test, p, true);
 
 	/* A's next miss claims them all and returns the last one freed. */
-	run_on(test, a, do_empty_lifo, &drain);
-	run_on(test, a, do_alloc, &ctx);
+	slqbt_run_on(test, a, slqbt_do_empty_lifo, &drain);
+	slqbt_run_on(test, a, slqbt_do_alloc, &ctx);
 	expect_same(test, ctx.objs[0], p);
-	expect_poisoned(test, ctx.objs[0], false);
+	slqbt_expect_poisoned(test, ctx.objs[0], false);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
 	KUNIT_EXPECT_EQ(test, la->nr, s->freebatch - 1);
-	run_on(test, a, do_empty_lifo, &drain2);
-	run_on(test, a, do_free, &ctx);
-	run_on(test, a, do_free, &drain);
-	run_on(test, a, do_free, &drain2);
-	unlock_slabs(test);
+	slqbt_run_on(test, a, slqbt_do_empty_lifo, &drain2);
+	slqbt_run_on(test, a, slqbt_do_free, &ctx);
+	slqbt_run_on(test, a, slqbt_do_free, &drain);
+	slqbt_run_on(test, a, slqbt_do_free, &drain2);
+	slqbt_unlock_slabs(test);
 
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -591,24 +593,24 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 	if (!cpus_on_one_node(&a, &b))
 		kunit_skip(test, "needs two online CPUs on one node");
 
-	s = test_cache(test, "slqb_test_remote1", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_remote1", TEST_OBJ_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
 	ctx.s = s;
 	la = cpu_list(s, a);
 	lb = cpu_list(s, b);
 	ctx.nr = s->freebatch;
 
-	lock_slabs();
-	run_on(test, a, do_alloc, &ctx);
-	run_on(test, b, do_free, &ctx);
+	slqbt_lock_slabs();
+	slqbt_run_on(test, a, slqbt_do_alloc, &ctx);
+	slqbt_run_on(test, b, slqbt_do_free, &ctx);
 	KUNIT_EXPECT_EQ(test, lb->nr, s->freebatch);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
-	run_on(test, b, do_trim, &ctx);
+	slqbt_run_on(test, b, slqbt_do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, lb->nr, 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
-	unlock_slabs(test);
+	slqbt_unlock_slabs(test);
 
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -617,20 +619,22 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
  * stamped it. Empty @a's LIFO into @rest. The caller holds slab_mutex, so
  * that the trim work leaves the queues alone.
  */
-static void owner_allocates(struct kunit *test, int a, unsigned long ticks,
-			    struct slqb_test_ctx *ctx, struct slqb_test_ctx *rest)
+static void slqbt_owner_allocates(struct kunit *test, int a,
+				  unsigned long ticks,
+				  struct slqb_test_ctx *ctx,
+				  struct slqb_test_ctx *rest)
 {
 	unsigned long start, stamp;
 
 	lockdep_assert_held(&slab_mutex);
 	slqb_test_busy_ticks(ctx->s, ticks);
 	start = jiffies;
-	run_on(test, a, do_alloc, ctx);
+	slqbt_run_on(test, a, slqbt_do_alloc, ctx);
 	stamp = READ_ONCE(cpu_of(ctx->s, a)->dry_stamp);
 	KUNIT_EXPECT_TRUE_MSG(test, time_after_eq(stamp, start),
 			      "dry_stamp %lu, jiffies before the allocations %lu",
 			      stamp, start);
-	run_on(test, a, do_empty_lifo, rest);
+	slqbt_run_on(test, a, slqbt_do_empty_lifo, rest);
 }
 
 /*
@@ -653,7 +657,7 @@ static void slqb_test_remote_runs_by_owner(struct kunit *test)
 	if (!cpus_on_one_node(&a, &b))
 		kunit_skip(test, "needs two online CPUs on one node");
 
-	s = test_cache(test, "slqb_test_runs", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_runs", TEST_OBJ_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
 	ctx.s = s;
 	mix.s = s;
@@ -663,7 +667,7 @@ static void slqb_test_remote_runs_by_owner(struct kunit *test)
 	ctx.nr = 2 * s->objects + s->freebatch;
 	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
 
-	run_on(test, a, do_alloc, &ctx);
+	slqbt_run_on(test, a, slqbt_do_alloc, &ctx);
 	/* freebatch objects, taking turns between the first slab and others. */
 	first = virt_to_slab(ctx.objs[0]);
 	for (i = 0; i < ctx.nr; i++) {
@@ -689,16 +693,16 @@ static void slqb_test_remote_runs_by_owner(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mix.nr, s->freebatch);
 	KUNIT_ASSERT_GE(test, x, s->freebatch / 2);
 
-	lock_slabs();
-	run_on(test, b, do_free, &mix);
+	slqbt_lock_slabs();
+	slqbt_run_on(test, b, slqbt_do_free, &mix);
 	KUNIT_EXPECT_EQ(test, lb->nr, s->freebatch);
-	run_on(test, b, do_trim, &mix);
+	slqbt_run_on(test, b, slqbt_do_trim, &mix);
 	KUNIT_EXPECT_EQ(test, lb->nr, 0U);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)s->freebatch);
-	run_on(test, a, do_free, &rest);
-	unlock_slabs(test);
+	slqbt_run_on(test, a, slqbt_do_free, &rest);
+	slqbt_unlock_slabs(test);
 
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -721,7 +725,7 @@ static void check_remote_cap(struct kunit *test, bool busy)
 	unsigned int cap;
 	int a, b;
 
-	s = remote_test_cache(test, "slqb_test_cap", &a, &b);
+	s = slqbt_remote_cache(test, "slqb_test_cap", &a, &b);
 	cap = SLQB_REMOTE_CAP * s->hiwater;
 	if (busy) {
 		cap = slqb_busy_cap(s);
@@ -739,14 +743,14 @@ static void check_remote_cap(struct kunit *test, bool busy)
 	over.objs += below.nr;
 	over.nr -= below.nr;
 
-	lock_slabs();
-	owner_allocates(test, a, busy ? 60 * HZ : 0, &ctx, &rest);
-	run_on(test, b, do_free, &below);
+	slqbt_lock_slabs();
+	slqbt_owner_allocates(test, a, busy ? 60 * HZ : 0, &ctx, &rest);
+	slqbt_run_on(test, b, slqbt_do_free, &below);
 	irq_work_sync(&la->claim_work);
 	/* Below the cap: all of it waits, and the owner was left alone. */
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)below.nr);
 	KUNIT_EXPECT_EQ(test, la->nr, 0U);
-	run_on(test, b, do_free, &over);
+	slqbt_run_on(test, b, slqbt_do_free, &over);
 	irq_work_sync(&la->claim_work);
 	KUNIT_EXPECT_LE(test, atomic_read(&la->remote_nr), (int)cap);
 	if (busy) {
@@ -758,11 +762,11 @@ static void check_remote_cap(struct kunit *test, bool busy)
 #ifdef CONFIG_SLQB_STATS
 	KUNIT_EXPECT_GT(test, cpu_list(s, b)->stats[REMOTE_CAP_HIT], 0U);
 #endif
-	run_on(test, a, do_free, &rest);
-	unlock_slabs(test);
+	slqbt_run_on(test, a, slqbt_do_free, &rest);
+	slqbt_unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -818,7 +822,7 @@ static void check_owner_stops(struct kunit *test, enum owner_left left)
 	struct kmem_cache *s;
 	int a, b;
 
-	s = remote_test_cache(test, "slqb_test_cap_stop", &a, &b);
+	s = slqbt_remote_cache(test, "slqb_test_cap_stop", &a, &b);
 	cap = slqb_busy_cap(s);
 	short_cap = SLQB_REMOTE_CAP * s->hiwater;
 	KUNIT_ASSERT_LT(test, 2 * short_cap, cap);
@@ -833,9 +837,9 @@ static void check_owner_stops(struct kunit *test, enum owner_left left)
 	rest.s = s;
 	la = cpu_list(s, a);
 
-	lock_slabs();
-	owner_allocates(test, a, 2 * HZ, &ctx, &rest);
-	run_on(test, b, do_free, &ctx);
+	slqbt_lock_slabs();
+	slqbt_owner_allocates(test, a, 2 * HZ, &ctx, &rest);
+	slqbt_run_on(test, b, slqbt_do_free, &ctx);
 	if (left == LEFT_CLAIMED)
 		irq_work_queue_on(&la->claim_work, a);
 	irq_work_sync(&la->claim_work);
@@ -869,11 +873,11 @@ static void check_owner_stops(struct kunit *test, enum owner_left left)
 		KUNIT_EXPECT_EQ(test, queued, 0U);
 		KUNIT_EXPECT_EQ(test, claimed, ctx.nr);
 	}
-	run_on(test, a, do_free, &rest);
-	unlock_slabs(test);
+	slqbt_run_on(test, a, slqbt_do_free, &rest);
+	slqbt_unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -919,7 +923,7 @@ static void slqb_test_long_lifo_flush(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b;
 
-	s = remote_test_cache(test, "slqb_test_long_lifo", &a, &b);
+	s = slqbt_remote_cache(test, "slqb_test_long_lifo", &a, &b);
 	ctx.s = s;
 	rest.s = s;
 	one.s = s;
@@ -928,21 +932,21 @@ static void slqb_test_long_lifo_flush(struct kunit *test)
 	KUNIT_ASSERT_LT(test, ctx.nr, slqb_busy_cap(s));
 
 	/* A busy owner: the queue waits for it, past the shorter cap. */
-	lock_slabs();
-	owner_allocates(test, a, 60 * HZ, &ctx, &rest);
-	run_on(test, b, do_free, &ctx);
+	slqbt_lock_slabs();
+	slqbt_owner_allocates(test, a, 60 * HZ, &ctx, &rest);
+	slqbt_run_on(test, b, slqbt_do_free, &ctx);
 	irq_work_sync(&la->claim_work);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)ctx.nr);
-	run_on(test, a, do_alloc, &one);
+	slqbt_run_on(test, a, slqbt_do_alloc, &one);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
 	KUNIT_EXPECT_EQ(test, la->nr, ctx.nr - 1);
-	run_on(test, a, do_free, &one);
+	slqbt_run_on(test, a, slqbt_do_free, &one);
 	KUNIT_EXPECT_EQ(test, la->nr, s->hiwater + 1 - s->freebatch);
-	run_on(test, a, do_free, &rest);
-	unlock_slabs(test);
+	slqbt_run_on(test, a, slqbt_do_free, &rest);
+	slqbt_unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /* kmem_cache_alloc_node() returns memory of that node. */
@@ -951,9 +955,9 @@ static void slqb_test_alloc_node(struct kunit *test)
 	struct kmem_cache *s;
 	int node;
 
-	s = test_cache(test, "slqb_test_node", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_node", TEST_OBJ_SIZE, 0, 0, NULL);
 	for_each_node_state(node, N_NORMAL_MEMORY) {
-		void *p = slqb_obj(s, node);
+		void *p = slqbt_obj(s, node);
 		void *q = kmalloc_node(200, GFP_KERNEL, node);
 
 		KUNIT_ASSERT_NOT_NULL(test, p);
@@ -964,7 +968,7 @@ static void slqb_test_alloc_node(struct kunit *test)
 		kmem_cache_free(s, p);
 		kfree(q);
 	}
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 struct node_alloc_ctx {
@@ -1000,13 +1004,13 @@ static void slqb_test_node_try_first(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b;
 
-	if (!cpus_on_two_nodes(&a, &b))
+	if (!slqbt_cpus_on_two_nodes(&a, &b))
 		kunit_skip(test, "needs online CPUs on two memory nodes");
-	s = test_cache(test, "slqb_test_node_try", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_node_try", TEST_OBJ_SIZE, 0, 0, NULL);
 	ctx.s = s;
 	ctx.node = cpu_to_mem(b);
 	slqb_test_watch_pages(s, &w);
-	run_on(test, a, do_alloc_nofail, &ctx);
+	slqbt_run_on(test, a, do_alloc_nofail, &ctx);
 	slqb_test_watch_pages(NULL, NULL);
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx.obj);
@@ -1017,7 +1021,7 @@ static void slqb_test_node_try_first(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, w.first_flags & __GFP_DIRECT_RECLAIM);
 	KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(ctx.obj)), ctx.node);
 	kmem_cache_free(s, ctx.obj);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 struct thisnode_ctx {
@@ -1054,21 +1058,21 @@ static void slqb_test_thisnode_lifo(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b, i;
 
-	if (!cpus_on_two_nodes(&a, &b))
+	if (!slqbt_cpus_on_two_nodes(&a, &b))
 		kunit_skip(test, "needs online CPUs on two memory nodes");
-	s = test_cache(test, "slqb_test_thisnode", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_thisnode", TEST_OBJ_SIZE, 0, 0, NULL);
 	fill.s = s;
 	fill.nr = 16;
 	ctx.s = s;
 	ctx.old = cpu_to_mem(a);
 	ctx.new = cpu_to_mem(b);
 
-	lock_slabs();
-	run_on(test, a, do_alloc, &fill);
-	run_on(test, a, do_free, &fill);
+	slqbt_lock_slabs();
+	slqbt_run_on(test, a, slqbt_do_alloc, &fill);
+	slqbt_run_on(test, a, slqbt_do_free, &fill);
 	KUNIT_EXPECT_GE(test, cpu_list(s, a)->nr, 16U);
-	run_on(test, a, do_thisnode_after_move, &ctx);
-	unlock_slabs(test);
+	slqbt_run_on(test, a, do_thisnode_after_move, &ctx);
+	slqbt_unlock_slabs(test);
 
 	for (i = 0; i < 2; i++) {
 		KUNIT_ASSERT_NOT_NULL(test, ctx.objs[i]);
@@ -1077,7 +1081,7 @@ static void slqb_test_thisnode_lifo(struct kunit *test)
 					i ? ctx.old : ctx.new);
 		kmem_cache_free(s, ctx.objs[i]);
 	}
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -1090,7 +1094,7 @@ static void slqb_test_thisnode_no_memory(struct kunit *test)
 	int node;
 	void *p;
 
-	s = test_cache(test, "slqb_test_nomem", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_nomem", TEST_OBJ_SIZE, 0, 0, NULL);
 	for (node = 0; node <= nr_node_ids; node++) {
 		if (node < nr_node_ids && node_state(node, N_NORMAL_MEMORY))
 			continue;
@@ -1099,7 +1103,7 @@ static void slqb_test_thisnode_no_memory(struct kunit *test)
 		if (p)
 			kmem_cache_free(s, p);
 	}
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -1111,14 +1115,14 @@ static void slqb_test_irqs_stay_off(struct kunit *test)
 	struct slqb_test_watch w = {};
 	struct kmem_cache *s;
 
-	s = test_cache(test, "slqb_test_irqs", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_irqs", TEST_OBJ_SIZE, 0, 0, NULL);
 	slqb_test_watch_pages(s, &w);
 	KUNIT_EXPECT_TRUE(test, slqb_test_new_slab_irqoff(s, GFP_KERNEL));
 	slqb_test_watch_pages(NULL, NULL);
 	KUNIT_EXPECT_GE(test, w.calls, 1U);
 	KUNIT_EXPECT_FALSE(test, w.irqs_enabled);
 	KUNIT_EXPECT_FALSE(test, w.first_flags & __GFP_DIRECT_RECLAIM);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /* The trim work's pass, queued on a CPU; it says who runs it and when done. */
@@ -1153,13 +1157,13 @@ static void slqb_test_trim_contended(struct kunit *test)
 
 	whole_slabs_cache(test, &ctx, "slqb_test_trim_busy");
 	s = ctx.s;
-	lock_slabs();
+	slqbt_lock_slabs();
 	l = full_lifo(test, &ctx);
 	before = l->nr;
 	KUNIT_EXPECT_GT(test, before, 0U);
 	/* A case that ends early must not leave the work queued. */
-	if (!locked_steps_ok()) {
-		unlock_slabs(test);
+	if (!slqbt_locked_steps_ok()) {
+		slqbt_unlock_slabs(test);
 		return;
 	}
 	INIT_WORK_ONSTACK(&t.work, trim_pass_fn);
@@ -1174,12 +1178,12 @@ static void slqb_test_trim_contended(struct kunit *test)
 	KUNIT_EXPECT_FALSE_MSG(test, READ_ONCE(t.done),
 			       "the pass ended while slab_mutex was held");
 	KUNIT_EXPECT_EQ(test, l->nr, before);
-	unlock_slabs(test);
+	slqbt_unlock_slabs(test);
 	flush_work(&t.work);
 	destroy_work_on_stack(&t.work);
 	KUNIT_EXPECT_TRUE(test, t.done);
 	KUNIT_EXPECT_LT(test, l->nr, before);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -1231,8 +1235,8 @@ static void slqb_test_freelist_random(struct kunit *test)
 	b = kunit_kcalloc(test, TEST_MAX_OBJS, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	s = test_cache(test, "slqb_test_random_a", TEST_OBJ_SIZE, 0, 0, NULL);
-	t = test_cache(test, "slqb_test_random_b", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_random_a", TEST_OBJ_SIZE, 0, 0, NULL);
+	t = slqbt_cache(test, "slqb_test_random_b", TEST_OBJ_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_GE(test, s->objects, 16U);
 
 	nr_a = new_slab_order(test, s, a, TEST_MAX_OBJS);
@@ -1265,13 +1269,13 @@ static void slqb_test_empty_slabs_freed(struct kunit *test)
 	struct kmem_cache *s;
 	long slabs;
 
-	s = test_cache(test, "slqb_test_empty", 512, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_empty", 512, 0, 0, NULL);
 	ctx.s = s;
 	ctx.nr = 8 * s->objects;
-	run_on(test, 0, do_alloc, &ctx);
+	slqbt_run_on(test, 0, slqbt_do_alloc, &ctx);
 	slabs = total_slabs(s);
 	KUNIT_EXPECT_GE(test, slabs, 8L);
-	run_on(test, 0, do_free, &ctx);
+	slqbt_run_on(test, 0, slqbt_do_free, &ctx);
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
 	KUNIT_EXPECT_EQ(test, total_free(s), 0L);
@@ -1291,7 +1295,7 @@ static void free_victims_here(void *arg)
 {
 	struct refill_ctx *ctx = arg;
 
-	do_free(&ctx->victims);
+	slqbt_do_free(&ctx->victims);
 	ctx->victims.nr = 0;
 }
 
@@ -1321,7 +1325,7 @@ static int alloc_refilled(void *arg)
 	do {
 		if (ctx->held.nr == TEST_MAX_OBJS)
 			return -E2BIG;
-		ctx->held.objs[ctx->held.nr] = slqb_obj(s, NUMA_NO_NODE);
+		ctx->held.objs[ctx->held.nr] = slqbt_obj(s, NUMA_NO_NODE);
 		if (!ctx->held.objs[ctx->held.nr])
 			return -ENOMEM;
 		ctx->held.nr++;
@@ -1334,7 +1338,7 @@ static int alloc_refilled(void *arg)
 	ctx->w.during = free_victims;
 	ctx->w.arg = ctx;
 	slqb_test_watch_pages(s, &ctx->w);
-	ctx->obj = slqb_obj(s, NUMA_NO_NODE);
+	ctx->obj = slqbt_obj(s, NUMA_NO_NODE);
 	slqb_test_watch_pages(NULL, NULL);
 	list_for_each_entry(slab, &l->partial, slab_list)
 		if (!slab->inuse)
@@ -1354,13 +1358,13 @@ static void check_new_slab_refilled(struct kunit *test, int cpu, int freer)
 				  .freer = freer };
 	int err;
 
-	ctx.held.s = test_cache(test, "slqb_test_refilled", TEST_OBJ_SIZE, 0,
-				0, NULL);
+	ctx.held.s = slqbt_cache(test, "slqb_test_refilled", TEST_OBJ_SIZE, 0,
+				 0, NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(ctx.held.s, 16, 8), 0);
 	/* Keeps the trim work from flushing the refilled LIFO meanwhile. */
-	lock_slabs();
+	slqbt_lock_slabs();
 	err = smp_call_on_cpu(cpu, alloc_refilled, &ctx, false);
-	unlock_slabs(test);
+	slqbt_unlock_slabs(test);
 	KUNIT_EXPECT_EQ(test, err, 0);
 	KUNIT_EXPECT_EQ(test, ctx.w.calls, 1U);
 	KUNIT_EXPECT_TRUE(test, ctx.w.irqs_enabled);
@@ -1370,8 +1374,8 @@ static void check_new_slab_refilled(struct kunit *test, int cpu, int freer)
 	if (ctx.obj)
 		kmem_cache_free(ctx.held.s, ctx.obj);
 	free_victims(&ctx);
-	run_on(test, cpu, do_free, &ctx.held);
-	destroy_empty(test, ctx.held.s);
+	slqbt_run_on(test, cpu, slqbt_do_free, &ctx.held);
+	slqbt_destroy_empty(test, ctx.held.s);
 }
 
 /*
@@ -1391,7 +1395,7 @@ static void slqb_test_new_slab_remote_push(struct kunit *test)
 {
 	int a, b;
 
-	if (!cpus_on_two_nodes(&a, &b))
+	if (!slqbt_cpus_on_two_nodes(&a, &b))
 		kunit_skip(test, "needs online CPUs on two memory nodes");
 	check_new_slab_refilled(test, a, b);
 }
@@ -1403,18 +1407,18 @@ static void slqb_test_shrink_empties_queues(struct kunit *test)
 	struct kmem_cache *s;
 	int cpu, other;
 
-	s = test_cache(test, "slqb_test_shrink", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_shrink", TEST_OBJ_SIZE, 0, 0, NULL);
 	ctx.s = s;
 	ctx.nr = 100;
 	for_each_online_cpu(cpu) {
 		other = cpumask_next(cpu, cpu_online_mask);
 		if (other >= nr_cpu_ids)
 			other = cpumask_first(cpu_online_mask);
-		run_on(test, cpu, do_alloc, &ctx);
+		slqbt_run_on(test, cpu, slqbt_do_alloc, &ctx);
 		ctx.nr = 50;
-		run_on(test, other, do_free, &ctx);
+		slqbt_run_on(test, other, slqbt_do_free, &ctx);
 		ctx.objs += 50;
-		run_on(test, cpu, do_free, &ctx);
+		slqbt_run_on(test, cpu, slqbt_do_free, &ctx);
 		ctx.objs -= 50;
 		ctx.nr = 100;
 	}
@@ -1432,8 +1436,8 @@ static void slqb_test_shutdown_busy(struct kunit *test)
 	void *p;
 	int ret;
 
-	s = test_cache(test, "slqb_test_busy", TEST_OBJ_SIZE, 0, 0, NULL);
-	p = slqb_obj(s, NUMA_NO_NODE);
+	s = slqbt_cache(test, "slqb_test_busy", TEST_OBJ_SIZE, 0, 0, NULL);
+	p = slqbt_obj(s, NUMA_NO_NODE);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 
 	/* As kmem_cache_destroy() calls it. */
@@ -1451,7 +1455,7 @@ static void slqb_test_shutdown_busy(struct kunit *test)
 
 #define CTOR_PATTERN 0x5a
 
-static void test_ctor(void *object)
+static void slqbt_ctor(void *object)
 {
 	memset(object, CTOR_PATTERN, TEST_OBJ_SIZE);
 }
@@ -1468,7 +1472,8 @@ static void slqb_test_ctor(struct kunit *test)
 	void *objs[64];
 	int i;
 
-	s = test_cache(test, "slqb_test_ctor", TEST_OBJ_SIZE, 0, 0, test_ctor);
+	s = slqbt_cache(test, "slqb_test_ctor", TEST_OBJ_SIZE, 0, 0,
+			slqbt_ctor);
 	for (i = 0; i < ARRAY_SIZE(objs); i++) {
 		objs[i] = kmem_cache_alloc(s, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
@@ -1510,12 +1515,12 @@ static void slqb_test_alignment(struct kunit *test)
 	struct kmem_cache *s;
 
 	/* Objects over half a cache line get a whole one. */
-	s = test_cache(test, "slqb_test_hwalign", cache_line_size() / 2 + 8, 0,
-		       SLAB_HWCACHE_ALIGN, NULL);
+	s = slqbt_cache(test, "slqb_test_hwalign", cache_line_size() / 2 + 8, 0,
+			SLAB_HWCACHE_ALIGN, NULL);
 	check_alignment(test, s, cache_line_size());
 	kmem_cache_destroy(s);
 
-	s = test_cache(test, "slqb_test_align", 24, 256, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_align", 24, 256, 0, NULL);
 	check_alignment(test, s, 256);
 	kmem_cache_destroy(s);
 }
@@ -1546,28 +1551,28 @@ static void slqb_test_freeptr_mid(struct kunit *test)
 	struct kmem_cache *s;
 	void *a, *b;
 
-	s = test_cache(test, "slqb_test_freeptr_ctor", TEST_OBJ_SIZE, 0, 0,
-		       test_ctor);
+	s = slqbt_cache(test, "slqb_test_freeptr_ctor", TEST_OBJ_SIZE, 0, 0,
+			slqbt_ctor);
 	KUNIT_EXPECT_GE(test, s->offset, s->object_size);
 	kmem_cache_destroy(s);
 
-	s = test_cache(test, "slqb_test_freeptr", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_freeptr", TEST_OBJ_SIZE, 0, 0, NULL);
 	KUNIT_EXPECT_GE(test, s->offset, (unsigned int)sizeof(void *));
 	KUNIT_EXPECT_LE(test, s->offset + 2 * sizeof(void *),
 			(size_t)s->object_size);
 	/* Not KFENCE's: it would catch the writes to its free objects. */
-	a = slqb_obj(s, NUMA_NO_NODE);
-	b = slqb_obj(s, NUMA_NO_NODE);
+	a = slqbt_obj(s, NUMA_NO_NODE);
+	b = slqbt_obj(s, NUMA_NO_NODE);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	/* No trim pass moves b while its words are checked. */
-	lock_slabs();
+	slqbt_lock_slabs();
 	kmem_cache_free(s, a);
 	kmem_cache_free(s, b);
 	overwrite_word(test, s, b, 0);
 	overwrite_word(test, s, b, s->object_size - sizeof(void *));
-	unlock_slabs(test);
-	destroy_empty(test, s);
+	slqbt_unlock_slabs(test);
+	slqbt_destroy_empty(test, s);
 }
 
 struct rcu_ctx {
@@ -1583,7 +1588,7 @@ static int rcu_fn(void *arg)
 	int i;
 	void *p;
 
-	p = slqb_obj(rc->s, NUMA_NO_NODE);
+	p = slqbt_obj(rc->s, NUMA_NO_NODE);
 	if (!p)
 		return -ENOMEM;
 	folio = virt_to_folio(p);
@@ -1606,14 +1611,14 @@ static void slqb_test_typesafe_by_rcu(struct kunit *test)
 {
 	struct rcu_ctx rc = {};
 
-	rc.s = test_cache(test, "slqb_test_rcu", TEST_OBJ_SIZE, 0,
-			  SLAB_TYPESAFE_BY_RCU, NULL);
+	rc.s = slqbt_cache(test, "slqb_test_rcu", TEST_OBJ_SIZE, 0,
+			   SLAB_TYPESAFE_BY_RCU, NULL);
 	/* No reserve: the empty slab is freed, after a grace period. */
 	rc.s->reserve = 0;
 	kmem_cache_shrink(rc.s);
-	lock_slabs();
-	run_on(test, 0, rcu_fn, &rc);
-	unlock_slabs(test);
+	slqbt_lock_slabs();
+	slqbt_run_on(test, 0, rcu_fn, &rc);
+	slqbt_unlock_slabs(test);
 	KUNIT_EXPECT_TRUE(test, rc.emptied);
 	KUNIT_EXPECT_TRUE(test, rc.still_slab);
 	kmem_cache_destroy(rc.s);
@@ -1630,7 +1635,7 @@ static void slqb_test_bulk(struct kunit *test)
 	struct kmem_cache *s;
 	int i, j, n = 300;
 
-	s = test_cache(test, "slqb_test_bulk", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_bulk", TEST_OBJ_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, GFP_KERNEL, n, objs), n);
 	for (i = 0; i < n; i++) {
 		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
@@ -1643,7 +1648,7 @@ static void slqb_test_bulk(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, all_bytes(objs[i], (u8)i,
 						  TEST_OBJ_SIZE));
 	kmem_cache_free_bulk(s, n, objs);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -1657,8 +1662,8 @@ static void slqb_test_bulk_partial_failure(struct kunit *test)
 	long from_slabs;
 	int i, n;
 
-	s = test_cache(test, "slqb_test_bulk_fail", TEST_OBJ_SIZE * 4, 0, 0,
-		       NULL);
+	s = slqbt_cache(test, "slqb_test_bulk_fail", TEST_OBJ_SIZE * 4, 0, 0,
+			NULL);
 	n = min_t(int, 3 * s->objects, TEST_MAX_OBJS);
 	KUNIT_ASSERT_GT(test, n, (int)s->objects);
 	from_slabs = n;
@@ -1677,7 +1682,7 @@ static void slqb_test_bulk_partial_failure(struct kunit *test)
 		from_slabs -= is_kfence_address(objs[i]);
 	KUNIT_EXPECT_EQ(test, in_use(s), from_slabs);
 	kmem_cache_free_bulk(s, n, objs);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -1692,7 +1697,7 @@ static void slqb_test_bulk_from_slab(struct kunit *test)
 	long from_slabs;
 	int i, j, n;
 
-	s = test_cache(test, "slqb_test_bulk_slab", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_bulk_slab", TEST_OBJ_SIZE, 0, 0, NULL);
 	/* A LIFO of eight: a refill leaves the rest of its slab partial. */
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 8, 4), 0);
 	n = min_t(int, 2 * s->objects, TEST_MAX_OBJS);
@@ -1708,11 +1713,11 @@ static void slqb_test_bulk_from_slab(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, in_use(s), from_slabs);
 	kmem_cache_free_bulk(s, n, objs);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /* An allocation that finds no slab, KFENCE's samples given back. */
-static void *alloc_no_slab(struct kmem_cache *s, gfp_t gfp)
+static void *slqbt_alloc_no_slab(struct kmem_cache *s, gfp_t gfp)
 {
 	void *p;
 
@@ -1760,8 +1765,8 @@ static void interrupt_aba(void *arg)
 	if (aba->bulk) {
 		alloc_two_bulk(aba);
 	} else {
-		aba->a = alloc_no_slab(aba->s, GFP_ATOMIC);
-		aba->b = alloc_no_slab(aba->s, GFP_ATOMIC);
+		aba->a = slqbt_alloc_no_slab(aba->s, GFP_ATOMIC);
+		aba->b = slqbt_alloc_no_slab(aba->s, GFP_ATOMIC);
 	}
 	kmem_cache_free(aba->s, aba->x);
 	if (aba->a)
@@ -1773,7 +1778,7 @@ static int lockless_pop_aba_fn(void *arg)
 {
 	struct slqb_aba *aba = arg;
 
-	aba->x = slqb_obj(aba->s, NUMA_NO_NODE);
+	aba->x = slqbt_obj(aba->s, NUMA_NO_NODE);
 	if (!aba->x)
 		return 0;
 	aba->popped = slqb_test_interrupted_pop(aba->s, interrupt_aba, aba);
@@ -1783,8 +1788,8 @@ static int lockless_pop_aba_fn(void *arg)
 	}
 	if (aba->a && aba->b) {
 		/* The LIFO is the one the interrupt left: a, then x. */
-		aba->p = alloc_no_slab(aba->s, GFP_KERNEL);
-		aba->q = alloc_no_slab(aba->s, GFP_KERNEL);
+		aba->p = slqbt_alloc_no_slab(aba->s, GFP_KERNEL);
+		aba->q = slqbt_alloc_no_slab(aba->s, GFP_KERNEL);
 	}
 	return 0;
 }
@@ -1800,12 +1805,12 @@ static void check_lockless_pop_aba(struct kunit *test, bool bulk)
 	struct slqb_aba aba = { .bulk = bulk };
 	struct kmem_cache *s;
 
-	s = test_cache(test, "slqb_test_aba", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_aba", TEST_OBJ_SIZE, 0, 0, NULL);
 	aba.s = s;
 	/* slab_mutex keeps the trim work off the LIFO. */
-	lock_slabs();
-	run_on(test, 0, lockless_pop_aba_fn, &aba);
-	unlock_slabs(test);
+	slqbt_lock_slabs();
+	slqbt_run_on(test, 0, lockless_pop_aba_fn, &aba);
+	slqbt_unlock_slabs(test);
 	if (aba.popped == ERR_PTR(-EOPNOTSUPP)) {
 		kmem_cache_destroy(s);
 		kunit_skip(test, "no lockless pop on this architecture");
@@ -1834,7 +1839,7 @@ static void check_lockless_pop_aba(struct kunit *test, bool bulk)
 		kmem_cache_free(s, aba.q);
 	if (aba.b)
 		kmem_cache_free(s, aba.b);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /* The interrupt takes the head and its successor one at a time. */
@@ -1858,16 +1863,17 @@ static void slqb_test_no_slab_report(struct kunit *test)
 	struct slqb_test_watch w = {};
 	struct kmem_cache *s;
 
-	s = test_cache(test, "slqb_test_no_slab", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_no_slab", TEST_OBJ_SIZE, 0, 0, NULL);
 	slqb_test_fail_new_slabs(s, 0);
 	slqb_test_watch_pages(s, &w);
-	KUNIT_EXPECT_NULL(test, alloc_no_slab(s, GFP_KERNEL | __GFP_NOWARN));
+	KUNIT_EXPECT_NULL(test,
+			  slqbt_alloc_no_slab(s, GFP_KERNEL | __GFP_NOWARN));
 	KUNIT_EXPECT_EQ(test, w.reports, 0U);
-	KUNIT_EXPECT_NULL(test, alloc_no_slab(s, GFP_KERNEL));
+	KUNIT_EXPECT_NULL(test, slqbt_alloc_no_slab(s, GFP_KERNEL));
 	KUNIT_EXPECT_EQ(test, w.reports, 1U);
 	slqb_test_watch_pages(NULL, NULL);
 	slqb_test_fail_new_slabs(NULL, 0);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 static unsigned int slab_order_of(void *p)
@@ -1888,7 +1894,7 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 	unsigned int i, n;
 	void *p;
 
-	s = test_cache(test, "slqb_test_large", PAGE_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_large", PAGE_SIZE, 0, 0, NULL);
 	KUNIT_ASSERT_GT(test, s->order, s->min_order);
 	/* SLQB_LARGE_OBJECTS a slab, or all that the costly order holds. */
 	KUNIT_EXPECT_GE(test, s->objects,
@@ -1901,7 +1907,7 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 	KUNIT_EXPECT_LT(test, s->min_objects, s->objects);
 
 	slqb_test_fail_orders(s, s->min_order + 1);
-	p = slqb_obj(s, NUMA_NO_NODE);
+	p = slqbt_obj(s, NUMA_NO_NODE);
 	slqb_test_fail_orders(NULL, 0);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_EQ(test, slab_order_of(p), s->min_order);
@@ -1912,7 +1918,7 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 	/* With the order to be had again, new slabs are of it. */
 	n = min_t(unsigned int, 2 * s->objects + 1, TEST_MAX_OBJS);
 	for (i = 0; i < n; i++) {
-		objs[i] = slqb_obj(s, NUMA_NO_NODE);
+		objs[i] = slqbt_obj(s, NUMA_NO_NODE);
 		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
 		if (slab_order_of(objs[i]) == s->order &&
 		    virt_to_slab(objs[i])->objects == s->objects)
@@ -1923,7 +1929,7 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 	kmem_cache_free(s, p);
 	kmem_cache_free_bulk(s, n, objs);
 	KUNIT_EXPECT_EQ(test, total_objects(s), total_free(s));
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -1936,10 +1942,10 @@ static void slqb_test_large_order_objects(struct kunit *test)
 {
 	struct kmem_cache *s;
 
-	s = test_cache(test, "slqb_test_eighth", PAGE_SIZE / 8, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_eighth", PAGE_SIZE / 8, 0, 0, NULL);
 	KUNIT_EXPECT_GT(test, s->order, s->min_order);
 	KUNIT_EXPECT_GE(test, s->objects, (unsigned int)SLQB_LARGE_OBJECTS);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /* Fisher-Yates with a fixed seed: the same mix on every run. */
@@ -1979,8 +1985,8 @@ static void slqb_test_bulk_free_mixed(struct kunit *test)
 	struct kmem_cache *a, *b;
 	unsigned int i, n = 0;
 
-	a = test_cache(test, "slqb_test_mix_a", TEST_OBJ_SIZE, 0, 0, NULL);
-	b = test_cache(test, "slqb_test_mix_b", 3 * TEST_OBJ_SIZE, 0, 0, NULL);
+	a = slqbt_cache(test, "slqb_test_mix_a", TEST_OBJ_SIZE, 0, 0, NULL);
+	b = slqbt_cache(test, "slqb_test_mix_b", 3 * TEST_OBJ_SIZE, 0, 0, NULL);
 	for (i = 0; i < 600; i++) {
 		struct kmem_cache *s = i % 3 ? a : b;
 		int node = far != NUMA_NO_NODE && i % 5 == 0 ? far : NUMA_NO_NODE;
@@ -2009,8 +2015,8 @@ static void slqb_test_bulk_free_mixed(struct kunit *test)
 	shuffle(objs, 600);
 	kmem_cache_free_bulk(a, 600, objs);
 	KUNIT_EXPECT_EQ(test, total_free(a), total_objects(a));
-	destroy_empty(test, a);
-	destroy_empty(test, b);
+	slqbt_destroy_empty(test, a);
+	slqbt_destroy_empty(test, b);
 }
 
 static int lifo_over_hiwater(void *arg)
@@ -2034,8 +2040,8 @@ static void slqb_test_queue_budget(struct kunit *test)
 	unsigned int i, j;
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		ctx.s = test_cache(test, "slqb_test_budget", sizes[i], 0, 0,
-				   NULL);
+		ctx.s = slqbt_cache(test, "slqb_test_budget", sizes[i], 0, 0,
+				    NULL);
 		KUNIT_EXPECT_EQ(test, ctx.s->hiwater,
 				clamp_t(unsigned int,
 					SLQB_QUEUE_BYTES / ctx.s->size,
@@ -2043,12 +2049,13 @@ static void slqb_test_queue_budget(struct kunit *test)
 					SLQB_DEFAULT_MAX_HIWATER));
 		ctx.nr = min_t(unsigned int, 4 * ctx.s->hiwater, TEST_MAX_OBJS);
 		for (j = 0; j < ctx.nr; j++) {
-			ctx.objs[j] = slqb_obj(ctx.s, NUMA_NO_NODE);
+			ctx.objs[j] = slqbt_obj(ctx.s, NUMA_NO_NODE);
 			KUNIT_ASSERT_NOT_NULL(test, ctx.objs[j]);
 		}
-		run_on(test, raw_smp_processor_id(), lifo_over_hiwater, &ctx);
+		slqbt_run_on(test, raw_smp_processor_id(), lifo_over_hiwater,
+			     &ctx);
 		KUNIT_EXPECT_EQ(test, total_free(ctx.s), total_objects(ctx.s));
-		destroy_empty(test, ctx.s);
+		slqbt_destroy_empty(test, ctx.s);
 	}
 }
 
@@ -2062,10 +2069,10 @@ static void slqb_test_shrinker_drains(struct kunit *test)
 	struct kmem_cache *s;
 	unsigned int i, n;
 
-	s = test_cache(test, "slqb_test_shrinker", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_shrinker", TEST_OBJ_SIZE, 0, 0, NULL);
 	n = s->hiwater;
 	for (i = 0; i < n; i++) {
-		objs[i] = slqb_obj(s, NUMA_NO_NODE);
+		objs[i] = slqbt_obj(s, NUMA_NO_NODE);
 		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
 	}
 	for (i = 0; i < n; i++)
@@ -2088,7 +2095,7 @@ static void slqb_test_gfp_zero(struct kunit *test)
 	struct kmem_cache *s;
 	void *p, *q;
 
-	s = test_cache(test, "slqb_test_zero", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_zero", TEST_OBJ_SIZE, 0, 0, NULL);
 	p = kmem_cache_alloc(s, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	memset(p, 0xa5, TEST_OBJ_SIZE);
@@ -2291,7 +2298,7 @@ static int do_alloc_one(void *arg)
 {
 	struct slqb_test_ctx *ctx = arg;
 
-	ctx->objs[0] = slqb_obj(ctx->s, NUMA_NO_NODE);
+	ctx->objs[0] = slqbt_obj(ctx->s, NUMA_NO_NODE);
 	return ctx->objs[0] ? 0 : -ENOMEM;
 }
 
@@ -2348,29 +2355,29 @@ static void slqb_test_trim_idle(struct kunit *test)
 
 	whole_slabs_cache(test, &ctx, "slqb_test_trim");
 	s = ctx.s;
-	lock_slabs();
+	slqbt_lock_slabs();
 	l = full_lifo(test, &ctx);
 	batch = s->hiwater / 4;
 	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, 0, batch), 0);
 	KUNIT_EXPECT_EQ(test, l->nr, s->hiwater);
-	expect_poisoned(test, l->freelist, true);
+	slqbt_expect_poisoned(test, l->freelist, true);
 	if (l->nr != s->hiwater || s->freebatch != batch) {
 		/* Not an assertion: slab_mutex must not stay held. */
-		unlock_slabs(test);
+		slqbt_unlock_slabs(test);
 		return;
 	}
 
 	/* No pass has seen this LIFO yet: it counts as used. */
-	run_on(test, 0, do_trim, &ctx);
+	slqbt_run_on(test, 0, slqbt_do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, l->nr, s->hiwater - batch);
 	expect_trim_worst(test, l, batch);
 	/* Used again since: one more batch goes, no more. */
-	run_on(test, 0, do_alloc_one, &ctx);
-	run_on(test, 0, do_trim, &ctx);
+	slqbt_run_on(test, 0, do_alloc_one, &ctx);
+	slqbt_run_on(test, 0, slqbt_do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, l->nr, s->hiwater - 2 * batch - 1);
 	expect_trim_worst(test, l, batch);
 	/* Untouched since the last pass: all of it goes. */
-	run_on(test, 0, do_trim, &ctx);
+	slqbt_run_on(test, 0, slqbt_do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, l->nr, 0U);
 	expect_trim_worst(test, l, max(batch, s->hiwater - 2 * batch - 1));
 	KUNIT_EXPECT_LE(test, total_slabs(s), 1L + s->reserve);
@@ -2378,12 +2385,12 @@ static void slqb_test_trim_idle(struct kunit *test)
 	/* Halving the reserve, a pass at a time, empties it. */
 	halvings = ilog2(max(s->reserve, 1U)) + 2;
 	for (passes = 0; total_slabs(s) > 1 && passes < 8; passes++)
-		run_on(test, 0, do_trim, &ctx);
+		slqbt_run_on(test, 0, slqbt_do_trim, &ctx);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 1L);
 	KUNIT_EXPECT_LE(test, passes, halvings);
-	unlock_slabs(test);
+	slqbt_unlock_slabs(test);
 	kmem_cache_free(s, ctx.objs[0]);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /* What a trim pass left queued on its CPU, and whether it armed a wake-up. */
@@ -2402,11 +2409,11 @@ static int trim_wake_fn(void *arg)
 {
 	struct trim_wake *tw = arg;
 	int cpu = smp_processor_id();
-	int err = do_alloc(&tw->ctx);
+	int err = slqbt_do_alloc(&tw->ctx);
 
 	if (err)
 		return err;
-	do_free(&tw->ctx);
+	slqbt_do_free(&tw->ctx);
 	slqb_test_trim_all();
 	tw->left = cpu_list(tw->ctx.s, cpu)->nr;
 	tw->armed = slqb_test_trim_wake_armed(cpu);
@@ -2423,16 +2430,16 @@ static void slqb_test_trim_wakes_idle(struct kunit *test)
 	struct trim_wake tw = { .ctx.objs = test_array(test) };
 	struct kmem_cache *s;
 
-	s = test_cache(test, "slqb_test_trim_wake", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_trim_wake", TEST_OBJ_SIZE, 0, 0, NULL);
 	tw.ctx.s = s;
 	tw.ctx.nr = max(s->hiwater, 2U);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, tw.ctx.nr, tw.ctx.nr / 2),
 			0);
 	/* Used since the last pass: it loses one batch, the rest stays. */
-	run_on(test, 0, trim_wake_fn, &tw);
+	slqbt_run_on(test, 0, trim_wake_fn, &tw);
 	KUNIT_EXPECT_GT(test, tw.left, 0U);
 	KUNIT_EXPECT_TRUE(test, tw.armed);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 static int node_reserve(struct kmem_cache *s, int cpu)
@@ -2452,7 +2459,7 @@ static void slqb_test_reserve(struct kunit *test)
 	struct kmem_cache *s;
 
 	/* Sixteen objects a slab whatever the page size: few to allocate. */
-	s = test_cache(test, "slqb_test_reserve", PAGE_SIZE / 16, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_reserve", PAGE_SIZE / 16, 0, 0, NULL);
 	/*
 	 * SLQB_RESERVE_BYTES of slabs, at most SLQB_MAX_RESERVE: with four
 	 * pages' worth, four order-0 ones, or two of order 1 where KASAN's
@@ -2467,9 +2474,9 @@ static void slqb_test_reserve(struct kunit *test)
 	ctx.nr = s->hiwater + 2 * (s->reserve + 1) * s->objects;
 	KUNIT_ASSERT_LE(test, ctx.nr, (unsigned int)TEST_MAX_OBJS);
 
-	lock_slabs();
-	run_on(test, 0, do_alloc, &ctx);
-	run_on(test, 0, do_free, &ctx);
+	slqbt_lock_slabs();
+	slqbt_run_on(test, 0, slqbt_do_alloc, &ctx);
+	slqbt_run_on(test, 0, slqbt_do_free, &ctx);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), (int)s->reserve);
 	KUNIT_EXPECT_LE(test, total_slabs(s),
 			(long)(s->reserve + 1 +
@@ -2480,13 +2487,13 @@ static void slqb_test_reserve(struct kunit *test)
 	ctx.nr = cpu_list(s, 0)->nr + cpu_list(s, 0)->slab_free +
 		 s->reserve * s->objects;
 	slqb_test_watch_pages(s, &w);
-	run_on(test, 0, do_alloc, &ctx);
+	slqbt_run_on(test, 0, slqbt_do_alloc, &ctx);
 	slqb_test_watch_pages(NULL, NULL);
 	KUNIT_EXPECT_EQ(test, w.calls, 0U);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
 	expect_slabs_balance(test, s);
-	run_on(test, 0, do_free, &ctx);
-	unlock_slabs(test);
+	slqbt_run_on(test, 0, slqbt_do_free, &ctx);
+	slqbt_unlock_slabs(test);
 
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, 0), 0);
@@ -2494,10 +2501,10 @@ static void slqb_test_reserve(struct kunit *test)
 	expect_slabs_balance(test, s);
 
 	ctx.nr = s->hiwater + 2 * (s->reserve + 1) * s->objects;
-	lock_slabs();
-	run_on(test, 0, do_alloc, &ctx);
-	run_on(test, 0, do_free, &ctx);
-	unlock_slabs(test);
+	slqbt_lock_slabs();
+	slqbt_run_on(test, 0, slqbt_do_alloc, &ctx);
+	slqbt_run_on(test, 0, slqbt_do_free, &ctx);
+	slqbt_unlock_slabs(test);
 	KUNIT_EXPECT_GT(test, node_reserve(s, 0), 0);
 	KUNIT_EXPECT_GT(test, slqb_test_shrinker(true), 0UL);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
@@ -2520,7 +2527,7 @@ static void claims_objects(struct kunit *test, struct kmem_cache *s,
  * The first claim of A's queue fills A's LIFO, the next ones find it full
  * and send the rest through the slabs, whose node reserve keeps those they
  * empty past its bound. The caller holds slab_mutex, as for
- * owner_allocates().
+ * slqbt_owner_allocates().
  */
 static void claims_past_reserve(struct kunit *test, int a, int b,
 				unsigned long window,
@@ -2529,8 +2536,8 @@ static void claims_past_reserve(struct kunit *test, int a, int b,
 {
 	struct kmem_cache *s = ctx->s;
 
-	owner_allocates(test, a, window, ctx, rest);
-	run_on(test, b, do_free, ctx);
+	slqbt_owner_allocates(test, a, window, ctx, rest);
+	slqbt_run_on(test, b, slqbt_do_free, ctx);
 	irq_work_sync(&cpu_list(s, a)->claim_work);
 	/* The frees took less than the window: the owner was still busy. */
 	KUNIT_EXPECT_TRUE(test, time_before(jiffies,
@@ -2566,21 +2573,21 @@ static void slqb_test_remote_claim_reserve(struct kunit *test)
 	unsigned int bound;
 	int a, b, kept;
 
-	s = remote_test_cache(test, "slqb_test_claim_reserve", &a, &b);
+	s = slqbt_remote_cache(test, "slqb_test_claim_reserve", &a, &b);
 	bound = s->reserve + slqb_busy_cap(s) / s->objects;
 	claims_objects(test, s, &ctx, &rest);
-	lock_slabs();
+	slqbt_lock_slabs();
 	claims_past_reserve(test, a, b, 2 * HZ, &ctx, &rest);
 	kept = node_reserve(s, a);
 	KUNIT_EXPECT_GT(test, kept, (int)s->reserve);
 	KUNIT_EXPECT_LE(test, kept, (int)bound);
 
 	KUNIT_EXPECT_LE(test, reserve_after(s, a, 10 * HZ), (int)s->reserve);
-	run_on(test, a, do_free, &rest);
-	unlock_slabs(test);
+	slqbt_run_on(test, a, slqbt_do_free, &rest);
+	slqbt_unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -2606,20 +2613,20 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 	unsigned int queued;
 	int a, b;
 
-	s = remote_test_cache(test, "slqb_test_reserve_busy", &a, &b);
+	s = slqbt_remote_cache(test, "slqb_test_reserve_busy", &a, &b);
 	la = cpu_list(s, a);
 	more.s = s;
 	part.s = s;
 	claims_objects(test, s, &ctx, &rest);
-	lock_slabs();
+	slqbt_lock_slabs();
 	claims_past_reserve(test, a, b, window, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
 	KUNIT_EXPECT_TRUE(test, READ_ONCE(cpu_of(s, a)->cap_armed) & 1);
 
 	/* A batch of A's objects that B frees waits on A's queue. */
 	part.nr = s->freebatch;
-	run_on(test, a, do_alloc, &part);
-	run_on(test, b, do_free, &part);
+	slqbt_run_on(test, a, slqbt_do_alloc, &part);
+	slqbt_run_on(test, b, slqbt_do_free, &part);
 	queued = atomic_read(&la->remote_nr);
 	KUNIT_EXPECT_GE(test, queued, s->freebatch);
 	/*
@@ -2636,7 +2643,7 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 		more.nr += queued - 1 - s->hiwater;
 	KUNIT_EXPECT_LE(test, more.nr, (unsigned int)TEST_MAX_OBJS);
 	more.nr = min_t(unsigned int, more.nr, TEST_MAX_OBJS);
-	run_on(test, a, do_alloc, &more);
+	slqbt_run_on(test, a, slqbt_do_alloc, &more);
 	KUNIT_EXPECT_GT(test, la->nr, 0U);
 	KUNIT_EXPECT_LE(test, la->nr, s->hiwater);
 	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
@@ -2649,12 +2656,12 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 
 	KUNIT_EXPECT_LE(test, reserve_after(s, a, 5 * window),
 			(int)s->reserve);
-	run_on(test, a, do_free, &more);
-	run_on(test, a, do_free, &rest);
-	unlock_slabs(test);
+	slqbt_run_on(test, a, slqbt_do_free, &more);
+	slqbt_run_on(test, a, slqbt_do_free, &rest);
+	slqbt_unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -2674,13 +2681,13 @@ static void slqb_test_remote_claim_refill(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b;
 
-	s = remote_test_cache(test, "slqb_test_claim_refill", &a, &b);
+	s = slqbt_remote_cache(test, "slqb_test_claim_refill", &a, &b);
 	la = cpu_list(s, a);
 	n = get_node(s, per_cpu(slqb_node, a));
 	more.s = s;
 	/* A window longer than the test: the cap timer gives nothing back. */
 	claims_objects(test, s, &ctx, &rest);
-	lock_slabs();
+	slqbt_lock_slabs();
 	claims_past_reserve(test, a, b, 60 * HZ, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
 	expect_slabs_balance(test, s);
@@ -2690,16 +2697,16 @@ static void slqb_test_remote_claim_refill(struct kunit *test)
 	KUNIT_EXPECT_LE(test, more.nr, (unsigned int)TEST_MAX_OBJS);
 	more.nr = min_t(unsigned int, more.nr, TEST_MAX_OBJS);
 	slqb_test_watch_pages(s, &w);
-	run_on(test, a, do_alloc, &more);
+	slqbt_run_on(test, a, slqbt_do_alloc, &more);
 	slqb_test_watch_pages(NULL, NULL);
 	KUNIT_EXPECT_EQ(test, w.calls, 0U);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, a), 0);
-	run_on(test, a, do_free, &more);
-	run_on(test, a, do_free, &rest);
-	unlock_slabs(test);
+	slqbt_run_on(test, a, slqbt_do_free, &more);
+	slqbt_run_on(test, a, slqbt_do_free, &rest);
+	slqbt_unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -2718,14 +2725,14 @@ static void slqb_test_remote_claim_off_node(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b, na, nb;
 
-	s = remote_test_cache(test, "slqb_test_claim_off_node", &a, &b);
+	s = slqbt_remote_cache(test, "slqb_test_claim_off_node", &a, &b);
 	na = per_cpu(slqb_node, a);
 	nb = per_cpu(slqb_node, b);
 	KUNIT_ASSERT_LE(test, 3 * slqb_busy_cap(s),
 			(unsigned int)TEST_MAX_OBJS);
 	slqb_test_fallback_node(s, nb);
 	claims_objects(test, s, &ctx, &rest);
-	lock_slabs();
+	slqbt_lock_slabs();
 	claims_past_reserve(test, a, b, 2 * HZ, &ctx, &rest);
 	slqb_test_fallback_node(NULL, NUMA_NO_NODE);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&get_node(s, na)->list.node_slabs),
@@ -2735,11 +2742,11 @@ static void slqb_test_remote_claim_off_node(struct kunit *test)
 	/* The claims emptied slabs: the reserve of B's node has its bound. */
 	KUNIT_EXPECT_EQ(test, node_reserve(s, b), (int)s->reserve);
 	KUNIT_EXPECT_EQ(test, node_reserve(s, a), 0);
-	run_on(test, a, do_free, &rest);
-	unlock_slabs(test);
+	slqbt_run_on(test, a, slqbt_do_free, &rest);
+	slqbt_unlock_slabs(test);
 	slqb_test_busy_ticks(NULL, 0);
 
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -2781,14 +2788,14 @@ static void slqb_test_remote_reserve_offline(struct kunit *test)
 
 	if (!hotpluggable_on_two_nodes(&a, &b))
 		kunit_skip(test, "needs a hotpluggable CPU and a CPU of another memory node");
-	s = test_cache(test, "slqb_test_reserve_offline", TEST_OBJ_SIZE, 0, 0,
-		       NULL);
+	s = slqbt_cache(test, "slqb_test_reserve_offline", TEST_OBJ_SIZE, 0, 0,
+			NULL);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
 	claims_objects(test, s, &ctx, &rest);
-	lock_slabs();
+	slqbt_lock_slabs();
 	claims_past_reserve(test, a, b, window, &ctx, &rest);
 	KUNIT_EXPECT_GT(test, node_reserve(s, a), (int)s->reserve);
-	unlock_slabs(test);
+	slqbt_unlock_slabs(test);
 
 	err = remove_cpu(a);
 	KUNIT_ASSERT_EQ(test, err, 0);
@@ -2799,9 +2806,9 @@ static void slqb_test_remote_reserve_offline(struct kunit *test)
 	KUNIT_EXPECT_LE(test, node_reserve(s, a), (int)s->reserve);
 	KUNIT_EXPECT_EQ(test, add_cpu(a), 0);
 
-	run_on(test, b, do_free, &rest);
+	slqbt_run_on(test, b, slqbt_do_free, &rest);
 	slqb_test_busy_ticks(NULL, 0);
-	destroy_empty(test, s);
+	slqbt_destroy_empty(test, s);
 }
 
 /*
@@ -2820,27 +2827,27 @@ static void slqb_test_cpu_offline(struct kunit *test)
 	if (victim < 0)
 		kunit_skip(test, "needs a hotpluggable CPU");
 
-	s = test_cache(test, "slqb_test_hotplug", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_hotplug", TEST_OBJ_SIZE, 0, 0, NULL);
 	ctx.s = s;
 	ctx.nr = 3 * s->objects;
-	lock_slabs();
-	run_on(test, victim, do_alloc, &ctx);
+	slqbt_lock_slabs();
+	slqbt_run_on(test, victim, slqbt_do_alloc, &ctx);
 	/* Half go back to the victim's LIFO, half stay allocated. */
 	ctx.nr /= 2;
-	run_on(test, victim, do_free, &ctx);
+	slqbt_run_on(test, victim, slqbt_do_free, &ctx);
 	KUNIT_EXPECT_GT(test, cpu_list(s, victim)->nr, 0U);
-	unlock_slabs(test);
+	slqbt_unlock_slabs(test);
 
 	KUNIT_ASSERT_EQ(test, remove_cpu(victim), 0);
-	lock_slabs();
+	slqbt_lock_slabs();
 	KUNIT_EXPECT_EQ(test, cpu_list(s, victim)->nr, 0U);
 	KUNIT_EXPECT_TRUE(test, list_empty(&cpu_list(s, victim)->partial));
 	KUNIT_EXPECT_EQ(test, in_use(s), (long)(3 * s->objects - ctx.nr));
-	unlock_slabs(test);
+	slqbt_unlock_slabs(test);
 
 	ctx.objs += ctx.nr;
 	ctx.nr = 3 * s->objects - ctx.nr;
-	run_on(test, 0, do_free, &ctx);
+	slqbt_run_on(test, 0, slqbt_do_free, &ctx);
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
 	KUNIT_EXPECT_EQ(test, add_cpu(victim), 0);
@@ -2857,7 +2864,7 @@ static void slqb_test_tunables(struct kunit *test)
 	struct kmem_cache *s;
 	unsigned int hiwater, freebatch;
 
-	s = test_cache(test, "slqb_test_tunables", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = slqbt_cache(test, "slqb_test_tunables", TEST_OBJ_SIZE, 0, 0, NULL);
 	hiwater = s->hiwater;
 	freebatch = s->freebatch;
 	KUNIT_EXPECT_EQ(test, slqb_set_tunables(s, freebatch - 1, 0), -EINVAL);
@@ -2925,17 +2932,17 @@ static void slqb_test_create_debug_flags(struct kunit *test)
 	s->kasan_info.free_meta_offset = KASAN_NO_FREE_META;
 #endif
 	/* KFENCE's objects have no red zone or poison of SLQB's. */
-	keep = slqb_obj(s, NUMA_NO_NODE);
-	p = slqb_obj(s, NUMA_NO_NODE);
+	keep = slqbt_obj(s, NUMA_NO_NODE);
+	p = slqbt_obj(s, NUMA_NO_NODE);
 	KUNIT_ASSERT_NOT_NULL(test, keep);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_TRUE(test, red_zone_holds(s, p, SLUB_RED_ACTIVE));
 
 	memset(&kp, 0, sizeof(kp));
 	__kmem_obj_info(&kp, p, virt_to_slab(p));
-	/* gcc may name a clone of it slqb_obj.constprop.0. */
+	/* gcc may name a clone of it slqbt_obj.constprop.0. */
 	snprintf(name, sizeof(name), "%ps", kp.kp_ret);
-	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(name, "slqb_obj"),
+	KUNIT_EXPECT_TRUE_MSG(test, str_has_prefix(name, "slqbt_obj"),
 			      "allocated at %s", name);
 	if (IS_ENABLED(CONFIG_STACKDEPOT))
 		KUNIT_EXPECT_NOT_NULL(test, kp.kp_stack[0]);
@@ -3025,7 +3032,7 @@ static struct kunit_case slqb_test_cases[] = {
  * or watch is left on a cache that a later case could get at the same
  * address.
  */
-static void slqb_test_exit(struct kunit *test)
+static void slqbt_exit(struct kunit *test)
 {
 	slqb_test_fail_new_slabs(NULL, 0);
 	slqb_test_fail_orders(NULL, 0);
@@ -3036,7 +3043,7 @@ static void slqb_test_exit(struct kunit *test)
 
 static struct kunit_suite slqb_test_suite = {
 	.name = "slqb",
-	.exit = slqb_test_exit,
+	.exit = slqbt_exit,
 	.test_cases = slqb_test_cases,
 };
 
