@@ -62,9 +62,9 @@ from slqb_tree import apply_to_tree, check_kernel_tree
 from slqb_util import (HARNESS_DIR, REPO_ROOT, Paths, SlqbError,
 		       fmt_duration, log)
 
-# `slqb bench` has modules of its own, which the series adds in a patch
-# after the rest of the harness: without them there is no bench command.
-BENCH_MODULE = os.path.join(HARNESS_DIR, 'slqb_bench.py')
+# `slqb bench` is a package of its own, which the series adds in a patch
+# after the rest of the harness: without it there is no bench command.
+BENCH_PACKAGE = os.path.join(HARNESS_DIR, 'slqb_bench', '__init__.py')
 
 
 def cmd_boot(args: argparse.Namespace) -> int:
@@ -198,7 +198,7 @@ def parser() -> argparse.ArgumentParser:
 			  '(default: x86_64)')
 	test.set_defaults(func=cmd_test)
 
-	if os.path.isfile(BENCH_MODULE):
+	if os.path.isfile(BENCH_PACKAGE):
 		import slqb_bench
 		slqb_bench.add_parser(sub, positive_int)
 	slqb_series.add_parser(sub)

@@ -30,10 +30,10 @@ from slqb_util import HARNESS_DIR, Paths, SlqbError, quote_lines
 # Modules whose @check_group functions `slqb test` runs, in this order.
 # slqb_group_NAME.py or the package slqb_NAME's group.py holds the group
 # NAME (or, for arch, arch-<name>). One that is not in the folder is left
-# out: the series adds the bench (slqb_group_bench) in a patch after the
+# out: the series adds the bench (slqb_bench.group) in a patch after the
 # rest of the harness.
 GROUP_MODULES = ('slqb_group_unit', 'slqb_group_harness', 'slqb_group_slqbinfo',
-		 'slqb_group_kernels', 'slqb_group_bench', 'slqb_series.group',
+		 'slqb_group_kernels', 'slqb_bench.group', 'slqb_series.group',
 		 'slqb_group_arch', 'slqb_group_peers')
 
 GROUPS: Dict[str, Callable[['Context'], None]] = {}

@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """`slqb test` group unit: the harness's unit tests, one check per test.
 
-test_slqb_harness.py (the core's), test_slqb_bench.py (the tests of `slqb
-bench`, which the series adds in a patch of its own) and the
-test_slqb_*.py of each feature package (slqb_memhp/test_slqb_memhp.py)
-are plain unittest suites: `python3 -m unittest` in this folder finds
-them all. Here every test_slqb_*.py of the folder and of its packages
+test_slqb_harness.py (the core's) and the test_slqb_*.py of each
+feature package (slqb_memhp/, slqb_series/, and slqb_bench/, which the
+series adds in a patch of its own) are plain unittest suites: `python3
+-m unittest` in this folder finds them all. Here every test_slqb_*.py of the folder and of its packages
 runs in-process, first of all groups since they take seconds and need
 nothing from the machine, and each test case is reported as `PASS: unit:
 Class.test` or `FAIL: ...` with the assertion's message and the

@@ -3,7 +3,10 @@
 
 The archive is described in the kernel's gen_init_cpio list format, built
 with usr/gen_init_cpio and gzipped. It is rebuilt only when its inputs
-(the list, and the size and mtime of every host file in it) change.
+(the list, and the size and mtime of every host file in it) change. A
+feature that needs more in the guest (the bench its module and tools,
+memory hotplug its module) gives an InitramfsExtra, and its boots get an
+archive of their own with those files added.
 """
 
 import gzip
@@ -28,15 +31,6 @@ SELFTEST_MODULES = ('lib/test_meminit.ko', 'lib/test_xarray.ko')
 # them (slqbtest.load=NAME) and judge their reports.
 EXTRA_MODULES = ('lib/test_slqb_debug.ko', 'mm/kfence/kfence_test.ko',
 		 'mm/kasan/kasan_test.ko')
-# `slqb bench` initramfs only: its module (built into <build>/slqb-bench)
-# and the tools of its system workloads.
-BENCH_MODULE = os.path.join('slqb-bench', 'slqb_bench.ko')
-BENCH_TOOLS = ('iperf3', 'perf')
-# The objects of the slab allocators and of their common code, and where
-# the guest finds their function names (the bench's profile step).
-ALLOC_OBJ_RE = re.compile(r'^(slab_common|sl[aouq]b(_[a-z]+)?)\.o$')
-ALLOC_SYMS_GUEST = '/lib/slqbtest/alloc-syms'
-
 
 class CpioList:
 	"""Builds a gen_init_cpio list; parent directories come by themselves."""
@@ -79,7 +73,8 @@ class CpioList:
 
 class InitramfsExtra:
 	"""Files that a feature adds to the guest's initramfs (memory hotplug
-	its module, see slqb_memhp). The archive with them is one of its own,
+	its module, see slqb_memhp; the bench its module and workload tools,
+	see slqb_bench). The archive with them is one of its own,
 	<build>/slqb-<name>-initramfs.cpio.gz, so that the plain one, which
 	every other boot of the kernel uses, stays as it is."""
 	name = ''
@@ -160,54 +155,10 @@ def add_host_tools(cpio: CpioList, tools, user: str) -> None:
 			warn(f'{tool} not found; {user} will skip it')
 
 
-def add_bench_module(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
-	"""The benchmark module of `slqb bench`, built against spec."""
-	module = os.path.join(spec.build_dir(paths), BENCH_MODULE)
-	if not os.path.exists(module):
-		raise SlqbError(f'{module} is missing: build the bench module first')
-	cpio.add_file('/lib/slqbtest/slqb_bench.ko', module, '0644')
-
-
-def allocator_symbols(build: str) -> List[str]:
-	"""The functions that the kernel in build has from its slab allocator's
-	own files (mm/slab_common.c and mm/sl?b*.c, whichever it built), by
-	the names perf gives them, from nm. Empty if none of them is there."""
-	mm = os.path.join(build, 'mm')
-	objs = sorted(f for f in os.listdir(mm) if ALLOC_OBJ_RE.match(f)) \
-		if os.path.isdir(mm) else []
-	names = set()
-	for obj in objs:
-		proc = run(['nm', '--defined-only', os.path.join(mm, obj)],
-			   timeout=60, check=False)
-		for line in proc.stdout.splitlines():
-			fields = line.split()
-			if len(fields) == 3 and fields[1] in 'tTwW':
-				names.add(fields[2])
-	return sorted(names)
-
-
-def add_bench_files(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
-	"""The benchmark module and workload tools of `slqb bench`, and the
-	allocator's function names for its profile step."""
-	add_bench_module(cpio, paths, spec)
-	add_host_tools(cpio, BENCH_TOOLS, 'the benchmark')
-	build = spec.build_dir(paths)
-	names = allocator_symbols(build)
-	if names:
-		path = os.path.join(build, 'slqb-bench-alloc-syms.txt')
-		text = ''.join(n + '\n' for n in names)
-		if read_text(path, '') != text:
-			write_text(path, text)
-		cpio.add_file(ALLOC_SYMS_GUEST, path, '0644')
-	else:
-		warn(f'no allocator objects in {build}/mm: the bench profile step '
-		     'will skip')
-
-
-def describe_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False,
+def describe_initramfs(paths: Paths, spec: KernelSpec,
 		       extra: Optional[InitramfsExtra] = None) -> CpioList:
-	"""The list of everything that goes into the guest's initramfs
-	(with bench, also what `slqb bench` needs; with extra, its files)."""
+	"""The list of everything that goes into the guest's initramfs (with
+	extra, also its files)."""
 	cpio = CpioList()
 	for name in ('/proc', '/sys', '/root', '/mnt', '/etc', '/bin', '/sbin',
 		     '/usr/bin', '/usr/sbin'):
@@ -235,8 +186,6 @@ def describe_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False,
 		if os.path.exists(host):
 			cpio.add_file('/lib/slqbtest-extra/' + os.path.basename(module),
 				      host, '0644')
-	if bench:
-		add_bench_files(cpio, paths, spec)
 	if extra:
 		extra.add(cpio, paths, spec)
 	applets = run([busybox, '--list-full'], timeout=60).stdout.split()
@@ -245,12 +194,12 @@ def describe_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False,
 	return cpio
 
 
-def mini_init_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False,
+def mini_init_initramfs(paths: Paths, spec: KernelSpec,
 			extra: Optional[InitramfsExtra] = None) -> CpioList:
 	"""Other architectures: guest/mini-init.c, compiled statically with
-	the arch's cross compiler, as /init, and nothing else but, with bench,
-	the bench module (the workload tools are x86_64 binaries) and extra's
-	files."""
+	the arch's cross compiler, as /init, and nothing else but extra's
+	files (for the bench, its module: the workload tools are x86_64
+	binaries)."""
 	out = os.path.join(spec.build_dir(paths), 'slqb-tools', 'mini-init')
 	if not os.path.exists(out) or \
 	   os.path.getmtime(out) < os.path.getmtime(MINI_INIT_SOURCE):
@@ -266,35 +215,29 @@ def mini_init_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False,
 		cpio.add_dir(name)
 	cpio.add_node('/dev/console', '0600', 'c', 5, 1)
 	cpio.add_file('/init', out)
-	if bench:
-		add_bench_module(cpio, paths, spec)
 	if extra:
 		extra.add(cpio, paths, spec)
 	return cpio
 
 
-def initramfs_prefix(bench: bool = False,
-		     extra: Optional[InitramfsExtra] = None) -> str:
-	"""'slqb', or 'slqb-bench' or 'slqb-<extra.name>' for the archive
-	with their files."""
-	if bench:
-		return 'slqb-bench'
+def initramfs_prefix(extra: Optional[InitramfsExtra] = None) -> str:
+	"""'slqb', or 'slqb-<extra.name>' for the archive with extra's files."""
 	return f'slqb-{extra.name}' if extra else 'slqb'
 
 
-def build_initramfs(paths: Paths, spec: KernelSpec, bench: bool = False,
+def build_initramfs(paths: Paths, spec: KernelSpec,
 		    extra: Optional[InitramfsExtra] = None) -> str:
-	"""Builds (or reuses) <build>/slqb-initramfs.cpio.gz (with bench,
-	slqb-bench-initramfs.cpio.gz, with extra, slqb-<name>-initramfs.cpio.gz);
-	returns its path. The caller holds the build lock."""
+	"""Builds (or reuses) <build>/slqb-initramfs.cpio.gz (with extra,
+	slqb-<name>-initramfs.cpio.gz); returns its path. The caller holds
+	the build lock."""
 	build = spec.build_dir(paths)
-	prefix = initramfs_prefix(bench, extra)
+	prefix = initramfs_prefix(extra)
 	out = os.path.join(build, f'{prefix}-initramfs.cpio.gz')
 	key_file = out + '.key'
 	if spec.arch != DEFAULT_ARCH:
-		cpio = mini_init_initramfs(paths, spec, bench, extra)
+		cpio = mini_init_initramfs(paths, spec, extra)
 	else:
-		cpio = describe_initramfs(paths, spec, bench, extra)
+		cpio = describe_initramfs(paths, spec, extra)
 	tool = gen_init_cpio(paths)
 	key = sha1_of(cpio.key(), file_sha1(tool))
 	if os.path.isfile(out) and read_text(key_file, '').strip() == key:

@@ -11,7 +11,7 @@ the enum item, then the name of its file in /sys/kernel/slab/<cache>/;
 the kernel defines SLQB_STAT() before it includes the list. Whoever else
 needs the names reads them from there (slqbinfo_test.py) or is checked
 against them by the unit tests (tools/vm/slqbinfo.c, guest/init.sh,
-slqb_bench.py).
+slqb_bench).
 """
 
 import os

@@ -545,7 +545,7 @@ show_slabs() {
 }
 
 # ------------------------------------------------------------ slqb bench
-# Results are "SLQB-BENCH <kind> key=value ..." lines, read by slqb_bench.py.
+# Results are "SLQB-BENCH <kind> key=value ..." lines, read by slqb_bench/.
 
 bench_say() {
 	echo "SLQB-BENCH $*"

@@ -1,6 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """`slqb bench`: SLQB against SLAB, SLUB and SLOB, side by side in one run.
 
+The package: this module (the kernels, the boots, the run and the
+command), report.py (the console parser, the maths and the tables),
+initramfs.py (what a bench guest gets beyond the plain initramfs),
+group.py (the check group bench of `slqb test`) and test_slqb_bench.py
+(their unit tests). The micro-benchmark module's source is a kbuild
+folder of its own, tools/testing/slqb/bench/.
+
 Builds one kernel per allocator (or per --kernel variant) from the same
 tree and config, debugging and statistics off, builds the micro-benchmark
 module (bench/slqb_bench.c) against each, and boots them in turn, in the
@@ -51,18 +58,20 @@ from slqb_arch import DEFAULT_ARCH, arch_of
 from slqb_boot import BootRequest, Prepared, boot_kernel, prepare_kernel
 from slqb_build import (ALLOCATORS, KernelSpec, config_value, make_module,
 			parse_kconfig_option)
-from slqb_bench_report import (TCG_NOTE, Pairing, Parsed, Sample,
-			       aggregate, behind_best, collect, csv_text,
-			       format_table, parse_console, profile_text,
-			       samples_csv, table_rows, write_plot)
 from slqb_guest import bench_params
 from slqb_host import BuildLock, ensure_packages
-from slqb_initramfs import BENCH_MODULE, build_initramfs
+from slqb_initramfs import build_initramfs
 from slqb_qemu import MAX_CPUS, Shape
 from slqb_results import RESULTS_DIR, BenchResult, result_text, summary_lines
 from slqb_util import (HARNESS_DIR, REPO_ROOT, Paths, SlqbError,
 		       fmt_duration, log, quote_lines, read_text, run, warn,
 		       write_text)
+
+from .initramfs import BENCH_MODULE, BenchFiles
+from .report import (TCG_NOTE, Pairing, Parsed, Sample, aggregate,
+		     behind_best, collect, csv_text, format_table,
+		     parse_console, profile_text, samples_csv, table_rows,
+		     write_plot)
 
 # Debugging and statistics off, the same for every kernel of a run. Their
 # order is part of each build directory's name: append, never reorder.
@@ -276,7 +285,7 @@ def prepare_variant(paths: Paths, variant: Variant) -> Prepared:
 	check_asked_config(paths, variant)
 	with BuildLock(paths):
 		build_module(paths, variant.spec)
-		initrd = build_initramfs(paths, variant.spec, bench=True)
+		initrd = build_initramfs(paths, variant.spec, extra=BenchFiles())
 	return dataclasses.replace(prepared, initrd=initrd)
 
 

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Unit tests of `slqb bench` (slqb_bench.py, slqb_bench_report.py) and of
-what it leaves in the repository (results/), after the model of
+"""Unit tests of `slqb bench` (the package slqb_bench) and of what it
+leaves in the repository (results/), after the model of
 tools/testing/kunit/kunit_tool_test.py.
 
 They test the bench console parser, its maths and tables, --kernel
-variants, the results file a run writes, the committed results files and
-the cover letter `slqb series` makes of the newest one, and the bench's
-place in the series and in `slqb test`. Like test_slqb_harness.py they
-need only python3 and take seconds; `python3 -m unittest` in this folder
-runs both, and so does the group unit of `slqb test`.
+variants, what a bench guest's initramfs gets, the results file a run
+writes, the committed results files and the cover letter `slqb series`
+makes of the newest one, and the bench's place in the series and in
+`slqb test`. Like the other unit tests they need only python3 and take
+seconds; `python3 -m unittest` in tools/testing/slqb finds them, and so
+does the group unit of `slqb test`.
 """
 
 import os
@@ -21,24 +22,27 @@ import tempfile
 import unittest
 from unittest import mock
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The harness's folder, which holds this package.
+HARNESS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, HARNESS)
 sys.dont_write_bytecode = True
 
 import slqb_bench
-import slqb_bench_report
 import slqb_checks
 import slqb_guest
 import slqb_initramfs
 import slqb_results
 import slqb_series
 import slqb_stats
-from slqb_bench_report import Metric, Pairing, Sample, Summary
+from slqb_bench import initramfs as bench_initramfs
+from slqb_bench import report as bench_report
+from slqb_bench.report import Metric, Pairing, Sample, Summary
+from slqb_build import KernelSpec
 from slqb_qemu import Shape
-from slqb_util import SlqbError, fixture_lines, fixture_path
+from slqb_util import Paths, SlqbError, fixture_lines, fixture_path
 
-# The repository's top, from this file's place in it.
-REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-				     '..', '..', '..'))
+# The repository's top, from the harness's place in it.
+REPO = os.path.normpath(os.path.join(HARNESS, '..', '..', '..'))
 test_tmpdir = ''
 
 
@@ -58,13 +62,13 @@ def sample(kernel, run, group, case, obj, unit, value) -> Sample:
 
 
 class BenchConsoleTest(unittest.TestCase):
-	"""slqb_bench_report.parse_console on a made-up bench console."""
+	"""slqb_bench.report.parse_console on a made-up bench console."""
 
 	def setUp(self):
 		self.lines = fixture_lines('bench-console.log')
 
 	def test_tcg_console(self):
-		parsed = slqb_bench_report.parse_console(self.lines, 'slqb', 1, 'tcg')
+		parsed = bench_report.parse_console(self.lines, 'slqb', 1, 'tcg')
 		self.assertTrue(parsed.begun and parsed.ended)
 		got = [(s.metric.label, s.metric.unit, s.value) for s in parsed.samples]
 		self.assertEqual(got, [
@@ -92,7 +96,7 @@ class BenchConsoleTest(unittest.TestCase):
 						 'free': '5'}])
 
 	def test_icount_console(self):
-		parsed = slqb_bench_report.parse_console(self.lines, 'slub', 0, 'icount')
+		parsed = bench_report.parse_console(self.lines, 'slub', 0, 'icount')
 		got = [(s.metric.label, s.metric.unit, s.value) for s in parsed.samples]
 		self.assertEqual(got, [('icount pair kmalloc-64', 'instr/op', 359.0),
 				       ('icount pair cache-200', 'instr/op', 349.0),
@@ -104,7 +108,7 @@ class BenchConsoleTest(unittest.TestCase):
 	def test_icount_arm64_console(self):
 		# arm64's get_cycles() ticks at 62.5 MHz: its rows take ns_op,
 		# one guest instruction a nanosecond under -icount shift=0
-		parsed = slqb_bench_report.parse_console(self.lines, 'slub', 0,
+		parsed = bench_report.parse_console(self.lines, 'slub', 0,
 							 'icount-arm64')
 		got = [(s.metric.label, s.metric.unit, s.value) for s in parsed.samples]
 		self.assertEqual(got, [('icount-arm64 pair kmalloc-64', 'instr/op', 628.5),
@@ -113,8 +117,8 @@ class BenchConsoleTest(unittest.TestCase):
 				       ('sys-best hackbench-proc-sock', 's', 0.451),
 				       ('sys iperf3-tcp', 'Mbit/s', 1982.0),
 				       ('sys-best iperf3-tcp', 'Mbit/s', 2400.0)])
-		geo = slqb_bench_report.aggregate(parsed.samples)
-		self.assertIn(slqb_bench_report.Metric('icount-arm64', 'pair', 'geomean',
+		geo = bench_report.aggregate(parsed.samples)
+		self.assertIn(bench_report.Metric('icount-arm64', 'pair', 'geomean',
 						       'instr/op'),
 			      [g.metric for g in geo])
 
@@ -164,10 +168,55 @@ class BenchConsoleTest(unittest.TestCase):
 					f.write(code)
 				subprocess.run(['gcc', '-O2', '-c', '-o', os.path.join(mm, name),
 						src], check=True, timeout=60)
-			self.assertEqual(slqb_initramfs.allocator_symbols(build),
+			self.assertEqual(bench_initramfs.allocator_symbols(build),
 					 ['claim', 'kfree', 'kmem_cache_alloc'])
-			self.assertEqual(slqb_initramfs.allocator_symbols(
+			self.assertEqual(bench_initramfs.allocator_symbols(
 				os.path.join(build, 'none')), [])
+
+	def test_bench_files(self):
+		"""What a bench guest's initramfs gets beyond the plain one."""
+		paths = Paths(repo=REPO, cache=os.path.join(test_tmpdir, 'files-cache'))
+		tools = []
+
+		def files(arch):
+			spec = KernelSpec('slqb', arch=arch)
+			cpio = slqb_initramfs.CpioList()
+			with mock.patch.object(bench_initramfs, 'add_host_tools',
+					       lambda c, names, user: tools.append(names)), \
+			     mock.patch.object(bench_initramfs, 'allocator_symbols',
+					       lambda build: ['kfree', 'kmalloc']):
+				bench_initramfs.BenchFiles().add(cpio, paths, spec)
+			return spec, cpio.entries
+		with self.assertRaisesRegex(SlqbError, 'build the bench module first'):
+			files('x86_64')
+		for arch in ('x86_64', 'arm64'):
+			module = os.path.join(KernelSpec('slqb', arch=arch)
+					      .build_dir(paths), bench_initramfs.BENCH_MODULE)
+			os.makedirs(os.path.dirname(module))
+			open(module, 'w').close()
+		spec, entries = files('x86_64')
+		self.assertEqual(entries[bench_initramfs.GUEST_MODULE],
+				 f'file {bench_initramfs.GUEST_MODULE} {spec.build_dir(paths)}'
+				 '/slqb-bench/slqb_bench.ko 0644 0 0')
+		self.assertEqual(tools, [('iperf3', 'perf')])
+		syms = os.path.join(spec.build_dir(paths), 'slqb-bench-alloc-syms.txt')
+		self.assertIn(f'file {bench_initramfs.ALLOC_SYMS_GUEST} {syms} ',
+			      entries[bench_initramfs.ALLOC_SYMS_GUEST])
+		with open(syms, encoding='utf-8') as f:
+			self.assertEqual(f.read(), 'kfree\nkmalloc\n')
+		# elsewhere the module alone: the tools are x86_64 binaries
+		_, entries = files('arm64')
+		self.assertEqual([n for n in entries if not entries[n].startswith('dir ')],
+				 [bench_initramfs.GUEST_MODULE])
+		self.assertEqual(len(tools), 1)
+		# the bench's archive keeps the name it has always had
+		self.assertEqual(slqb_initramfs.initramfs_prefix(bench_initramfs.BenchFiles()),
+				 'slqb-bench')
+		# where the guest reads the allocator's function names
+		with open(os.path.join(HARNESS, 'guest', 'init.sh'), encoding='utf-8') as f:
+			init = f.read()
+		self.assertIn(f'ALLOC_SYMS={bench_initramfs.ALLOC_SYMS_GUEST}\n', init)
+		self.assertIn(bench_initramfs.GUEST_MODULE, init)
 
 	def test_guest_prof_count(self):
 		# idle (pid 0) and perf's own samples (pid 99) are not busy; the
@@ -195,21 +244,21 @@ class BenchConsoleTest(unittest.TestCase):
 			 'top=kfree:20,kmem_cache_alloc:10,bad,x:y',
 			 'SLQB-BENCH prof name=hb samples=900 busy=600 alloc=20 top=kmem_cache_alloc:15',
 			 'SLQB-BENCH prof name=idle samples=9 busy=0 alloc=0 top=-']
-		profiles = slqb_bench_report.parse_console(lines, 'slqb', 0, 'tcg').profiles
-		profiles += slqb_bench_report.parse_console(lines[:1], 'slub', 0, 'tcg').profiles
-		self.assertEqual(slqb_bench_report.profile_text(profiles).splitlines(), [
+		profiles = bench_report.parse_console(lines, 'slqb', 0, 'tcg').profiles
+		profiles += bench_report.parse_console(lines[:1], 'slub', 0, 'tcg').profiles
+		self.assertEqual(bench_report.profile_text(profiles).splitlines(), [
 			'hb                       slqb       1000 busy, allocator  6.0%: '
 			'kmem_cache_alloc 2.5%, kfree 2.0%',
 			'hb                       slub        400 busy, allocator 10.0%: '
 			'kfree 5.0%, kmem_cache_alloc 2.5%'])
-		self.assertEqual(slqb_bench_report.profile_top('-'), {})
+		self.assertEqual(bench_report.profile_top('-'), {})
 
 	def test_prof_lines(self):
 		lines = ['SLQB-BENCH prof name=hb samples=1000 busy=400 alloc=6',
 			 'SLQB-BENCH prof name=idle samples=10 busy=0 alloc=0',
 			 'SLQB-BENCH prof name=bad samples=10 busy=5 alloc=6',
 			 'SLQB-BENCH prof name=short samples=10']
-		parsed = slqb_bench_report.parse_console(lines, 'k', 0, 'tcg')
+		parsed = bench_report.parse_console(lines, 'k', 0, 'tcg')
 		self.assertEqual([(s.metric.label, s.metric.unit, s.value) for s in parsed.samples],
 				 [('prof hb', '% busy', 1.5)])
 
@@ -219,31 +268,31 @@ class BenchConsoleTest(unittest.TestCase):
 		lines = ['SLQB-BENCH sys name=churn value=2.5 best=2.5 reps=1 unit=s',
 			 'SLQB-BENCH sys name=perf value=1.2 best=0.6 reps=x unit=s',
 			 'SLQB-BENCH sys name=hb value=0.4 best=0.25 reps=3 unit=s']
-		parsed = slqb_bench_report.parse_console(lines, 'k', 0, 'tcg')
+		parsed = bench_report.parse_console(lines, 'k', 0, 'tcg')
 		got = [(s.metric.label, s.value) for s in parsed.samples]
 		self.assertEqual(got, [('sys churn', 2.5), ('sys hb', 0.4),
 				       ('sys-best hb', 0.25)])
 
 	def test_unfinished_console(self):
-		parsed = slqb_bench_report.parse_console(self.lines[:5], 'k', 0, 'tcg')
+		parsed = bench_report.parse_console(self.lines[:5], 'k', 0, 'tcg')
 		self.assertTrue(parsed.begun)
 		self.assertFalse(parsed.ended)
-		parsed = slqb_bench_report.parse_console(['SLQB-GUEST: PASS'], 'k', 0, 'tcg')
+		parsed = bench_report.parse_console(['SLQB-GUEST: PASS'], 'k', 0, 'tcg')
 		self.assertFalse(parsed.begun or parsed.ended or parsed.samples)
 
 
 class BenchMathsTest(unittest.TestCase):
-	"""slqb_bench_report: medians, spreads, ratios, geometric means."""
+	"""slqb_bench.report: medians, spreads, ratios, geometric means."""
 
 	def test_summarize(self):
-		s = slqb_bench_report.summarize({0: 10.0, 1: 12.0, 2: 11.0})
+		s = bench_report.summarize({0: 10.0, 1: 12.0, 2: 11.0})
 		self.assertEqual((s.median, s.n), (11.0, 3))
 		self.assertAlmostEqual(s.spread, 2 / 11)
-		self.assertEqual(slqb_bench_report.summarize({0: 5.0}).spread, 0.0)
-		self.assertEqual(slqb_bench_report.summarize({0: 0.0, 1: 0.0}).spread, 0.0)
+		self.assertEqual(bench_report.summarize({0: 5.0}).spread, 0.0)
+		self.assertEqual(bench_report.summarize({0: 0.0, 1: 0.0}).spread, 0.0)
 
 	def test_ratio(self):
-		ratio = slqb_bench_report.ratio
+		ratio = bench_report.ratio
 		subject = Summary(12.5, 0.0, 2, {0: 12.0, 1: 13.0})
 		base = Summary(10.0, 0.0, 2, {0: 10.0, 1: 10.0})
 		r = ratio(subject, base)
@@ -259,7 +308,7 @@ class BenchMathsTest(unittest.TestCase):
 		self.assertIsNone(ratio(subject, Summary(0.0, 0.0, 1, {0: 0.0})))
 
 	def test_ratio_single_run(self):
-		ratio = slqb_bench_report.ratio
+		ratio = bench_report.ratio
 		one = ratio(Summary(3.0, 0.0, 1, {0: 3.0}), Summary(2.0, 0.0, 1, {0: 2.0}))
 		self.assertEqual((one.n, one.noise), (1, False))
 		self.assertEqual(one.text(), '1.50?')
@@ -268,7 +317,7 @@ class BenchMathsTest(unittest.TestCase):
 		self.assertEqual((other_runs.value, other_runs.n), (1.5, 1))
 
 	def test_geomean(self):
-		geomean = slqb_bench_report.geomean
+		geomean = bench_report.geomean
 		self.assertAlmostEqual(geomean([1.0, 4.0]), 2.0)
 		self.assertAlmostEqual(geomean([2.0, 8.0, 4.0]), 4.0)
 		self.assertEqual(geomean([]), 0.0)
@@ -287,7 +336,7 @@ class BenchMathsTest(unittest.TestCase):
 			   sample('k', 0, 'mem', 'SUnreclaim dropped', '', 'kB', 3.0),
 			   sample('k', 0, 'sys', 'churn', '', 's', 2.0)]
 		got = {(s.run, s.metric.label): s.value
-		       for s in slqb_bench_report.aggregate(samples)}
+		       for s in bench_report.aggregate(samples)}
 		self.assertEqual(set(got), {(0, 'icount pair geomean'), (1, 'icount pair geomean'),
 					    (0, 'tcg-min pair geomean'),
 					    (0, 'mem Slab after-micro'),
@@ -302,7 +351,7 @@ class BenchMathsTest(unittest.TestCase):
 			   sample('a', 0, 'icount', 'pair', 'kmalloc-8', 'instr/op', 1.0),
 			   sample('b', 0, 'icount', 'pair', 'kmalloc-8', 'instr/op', 2.0),
 			   sample('a', 1, 'icount', 'pair', 'kmalloc-8', 'instr/op', 3.0)]
-		stats = slqb_bench_report.collect(samples)
+		stats = bench_report.collect(samples)
 		self.assertEqual([m.group for m in stats], ['icount', 'sys', 'mem'])
 		pair = Metric('icount', 'pair', 'kmalloc-8', 'instr/op')
 		self.assertEqual(stats[pair]['a'].by_run, {0: 1.0, 1: 3.0})
@@ -321,7 +370,7 @@ class BenchMathsTest(unittest.TestCase):
 				    sample('slub', run, 'icount', 'pair', 'kmalloc-8', 'instr/op', 100.0),
 				    sample('slqb', run, 'sys', 'churn', '', 's', 2.0 + run)]
 		samples.append(sample('slub', 0, 'sys', 'churn', '', 's', 2.5))
-		rows = slqb_bench_report.table_rows(slqb_bench_report.collect(samples),
+		rows = bench_report.table_rows(bench_report.collect(samples),
 						    Pairing(['slqb', 'slub'], ['slqb'], ['slub']))
 		self.assertEqual(rows, [
 			['metric', 'unit', 'better', 'slqb', 'slub', 'slqb/slub'],
@@ -329,8 +378,8 @@ class BenchMathsTest(unittest.TestCase):
 			['sys churn', 's', 'lower', '2.5 ±40%', '2.5 ±0%', '1.00?']])
 
 	def test_table_missing_kernel(self):
-		stats = slqb_bench_report.collect([sample('a', 0, 'sys', 'x', '', 's', 1.0)])
-		rows = slqb_bench_report.table_rows(stats, Pairing(['a', 'b'], ['a'], ['b']))
+		stats = bench_report.collect([sample('a', 0, 'sys', 'x', '', 's', 1.0)])
+		rows = bench_report.table_rows(stats, Pairing(['a', 'b'], ['a'], ['b']))
 		self.assertEqual(rows[1][3:], ['1 ±0%', '-', '-'])
 
 	def test_behind_best(self):
@@ -350,25 +399,25 @@ class BenchMathsTest(unittest.TestCase):
 				# a share of a profile, not an outcome: never "behind"
 				sample('slqb', run, 'prof', 'churn', '', '% busy', 50.0),
 				sample('slub', run, 'prof', 'churn', '', '% busy', 1.0)]
-		stats = slqb_bench_report.collect(samples)
-		worst = slqb_bench_report.behind_best(stats, 'slqb', ['slub', 'slab'])
+		stats = bench_report.collect(samples)
+		worst = bench_report.behind_best(stats, 'slqb', ['slub', 'slab'])
 		self.assertEqual([(m.label, who, round(times, 2)) for m, times, who, _ in worst],
 				 [('sys iperf3-tcp', 'slab', 4.0), ('icount pair kmalloc-8', 'slub', 2.0)])
-		self.assertEqual(len(slqb_bench_report.behind_best(stats, 'slqb', ['slub'],
+		self.assertEqual(len(bench_report.behind_best(stats, 'slqb', ['slub'],
 								   count=1)), 1)
 
 	def test_fmt_value(self):
-		fmt = slqb_bench_report.fmt_value
+		fmt = bench_report.fmt_value
 		self.assertEqual([fmt(v) for v in (12345.4, 100.0, 12.34, 0.866, 5.0, 0.0001234)],
 				 ['12345', '100', '12.3', '0.866', '5', '0.000123'])
 
 	def test_format_table_and_csv(self):
 		rows = [['a', 'bb'], ['ccc', 'd']]
-		self.assertEqual(slqb_bench_report.format_table(rows),
+		self.assertEqual(bench_report.format_table(rows),
 				 'a    bb\n---  --\nccc   d')
-		self.assertEqual(slqb_bench_report.csv_text([['a,b', 'c'], ['1', '2']]),
+		self.assertEqual(bench_report.csv_text([['a,b', 'c'], ['1', '2']]),
 				 'a;b,c\n1,2\n')
-		self.assertEqual(slqb_bench_report.samples_csv(
+		self.assertEqual(bench_report.samples_csv(
 			[sample('k', 0, 'sys', 'churn', '', 's', 2.5)]),
 			'kernel,run,group,case,object,unit,better,value\n'
 			'k,0,sys,churn,,s,lower,2.5\n')
@@ -536,7 +585,7 @@ class BenchResultTest(unittest.TestCase):
 		samples = []
 		for run in (0, 1):
 			for kernel in ('slqb', 'slub'):
-				samples += slqb_bench_report.parse_console(lines, kernel,
+				samples += bench_report.parse_console(lines, kernel,
 									   run, 'tcg').samples
 		variants = slqb_bench.parse_variants(['slqb=slqb', 'slub=slub'])
 		with mock.patch.object(slqb_bench, 'host_description',
@@ -691,10 +740,12 @@ class BenchPlaceTest(unittest.TestCase):
 		steps = slqb_series.load_plan(REPO)
 		names = [s.name for s in steps]
 		bench = steps[names.index('09-bench')].files
-		for path in ('tools/testing/slqb/slqb_bench.py',
-			     'tools/testing/slqb/slqb_bench_report.py',
-			     'tools/testing/slqb/slqb_group_bench.py',
+		for path in ('tools/testing/slqb/slqb_bench/__init__.py',
+			     'tools/testing/slqb/slqb_bench/report.py',
+			     'tools/testing/slqb/slqb_bench/initramfs.py',
+			     'tools/testing/slqb/slqb_bench/group.py',
 			     'tools/testing/slqb/bench/slqb_bench.c',
+			     'tools/testing/slqb/series/09-bench',
 			     'tools/testing/slqb/test_data/bench-console.log'):
 			self.assertIn(path, bench)
 		self.assertIn(os.path.relpath(os.path.abspath(__file__), REPO), bench)
@@ -707,13 +758,13 @@ class BenchPlaceTest(unittest.TestCase):
 	def test_group(self):
 		groups = list(slqb_checks.select_groups([]))
 		self.assertEqual(groups[groups.index('kernels') + 1], 'bench')
-		self.assertIn('slqb_group_bench', slqb_checks.GROUP_MODULES)
+		self.assertIn('slqb_bench.group', slqb_checks.GROUP_MODULES)
 
 	def test_counter_columns(self):
 		names = [name for _, name in slqb_stats.kernel_stats(REPO)]
 		columns = slqb_bench.COUNTER_COLUMNS
 		self.assertEqual(sorted(set(columns) - set(names)), [],
-				 'slqb_bench.py COUNTER_COLUMNS names no such statistic')
+				 'slqb_bench COUNTER_COLUMNS names no such statistic')
 		self.assertEqual(len(set(columns)), len(columns))
 
 

@@ -10,13 +10,13 @@ import os
 import shutil
 from typing import List, Optional
 
-from slqb_bench import BENCH_SRC
-from slqb_bench_report import (Metric, Pairing, aggregate, behind_best,
-			       collect, format_table, parse_console,
-			       table_rows)
 from slqb_build import build_env
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_util import HARNESS_DIR, Paths, quote_lines, run
+
+from . import BENCH_SRC
+from .report import (Metric, Pairing, aggregate, behind_best, collect,
+		     format_table, parse_console, table_rows)
 def fake_console(kernel_factor: float, run_no: int) -> List[str]:
 	"""A made-up bench console: printk stamps, noise, a mangled line."""
 	pair = 250 * kernel_factor + run_no

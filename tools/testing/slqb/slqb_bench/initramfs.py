@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What a bench boot's initramfs holds beyond the plain one: the bench
+module, the tools of the system workloads and the allocator's function
+names for the profile step (an InitramfsExtra of slqb_initramfs; the
+archive is <build>/slqb-bench-initramfs.cpio.gz).
+"""
+
+import os
+import re
+from typing import List
+
+from slqb_arch import DEFAULT_ARCH
+from slqb_build import KernelSpec
+from slqb_initramfs import CpioList, InitramfsExtra, add_host_tools
+from slqb_util import Paths, SlqbError, read_text, run, warn, write_text
+
+# The bench module, built into <build>/slqb-bench, and where the guest
+# loads it from.
+BENCH_MODULE = os.path.join('slqb-bench', 'slqb_bench.ko')
+GUEST_MODULE = '/lib/slqbtest/slqb_bench.ko'
+# The tools of the system workloads.
+BENCH_TOOLS = ('iperf3', 'perf')
+# The objects of the slab allocators and of their common code, and where
+# the guest finds their function names (the bench's profile step).
+ALLOC_OBJ_RE = re.compile(r'^(slab_common|sl[aouq]b(_[a-z]+)?)\.o$')
+ALLOC_SYMS_GUEST = '/lib/slqbtest/alloc-syms'
+
+
+def add_bench_module(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
+	"""The benchmark module of `slqb bench`, built against spec."""
+	module = os.path.join(spec.build_dir(paths), BENCH_MODULE)
+	if not os.path.exists(module):
+		raise SlqbError(f'{module} is missing: build the bench module first')
+	cpio.add_file(GUEST_MODULE, module, '0644')
+
+
+def allocator_symbols(build: str) -> List[str]:
+	"""The functions that the kernel in build has from its slab allocator's
+	own files (mm/slab_common.c and mm/sl?b*.c, whichever it built), by
+	the names perf gives them, from nm. Empty if none of them is there."""
+	mm = os.path.join(build, 'mm')
+	objs = sorted(f for f in os.listdir(mm) if ALLOC_OBJ_RE.match(f)) \
+		if os.path.isdir(mm) else []
+	names = set()
+	for obj in objs:
+		proc = run(['nm', '--defined-only', os.path.join(mm, obj)],
+			   timeout=60, check=False)
+		for line in proc.stdout.splitlines():
+			fields = line.split()
+			if len(fields) == 3 and fields[1] in 'tTwW':
+				names.add(fields[2])
+	return sorted(names)
+
+
+class BenchFiles(InitramfsExtra):
+	"""The bench's files: on x86_64 the module, the workload tools and the
+	allocator's function names; elsewhere the module alone (the tools
+	are x86_64 binaries, and guest/mini-init.c runs no workloads)."""
+	name = 'bench'
+
+	def add(self, cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
+		add_bench_module(cpio, paths, spec)
+		if spec.arch != DEFAULT_ARCH:
+			return
+		add_host_tools(cpio, BENCH_TOOLS, 'the benchmark')
+		build = spec.build_dir(paths)
+		names = allocator_symbols(build)
+		if names:
+			path = os.path.join(build, 'slqb-bench-alloc-syms.txt')
+			text = ''.join(n + '\n' for n in names)
+			if read_text(path, '') != text:
+				write_text(path, text)
+			cpio.add_file(ALLOC_SYMS_GUEST, path, '0644')
+		else:
+			warn(f'no allocator objects in {build}/mm: the bench profile '
+			     'step will skip')
