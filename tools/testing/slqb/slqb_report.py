@@ -191,6 +191,11 @@ def parse_ktap(lines: Sequence[str]) -> KtapReport:
 	cases report at 4 spaces, parameters at 8, and the suite's own result
 	comes at column 0 after its cases. A result at depth d takes the
 	results collected at depth d + 1 as its children.
+
+	The suites of modules loaded after boot come after the built-in plan
+	with no plan of their own, lines may lack the printk time stamp, and
+	each result keeps its console line: why this is not the kernel's
+	tools/testing/kunit/kunit_parser.py (README.rst, Layout).
 	"""
 	report = KtapReport()
 	pending = {}

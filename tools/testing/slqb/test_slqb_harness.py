@@ -213,6 +213,45 @@ class KtapParserTest(unittest.TestCase):
 		report = slqb_report.parse_ktap(['TAP version 14', 'not ok 1'])
 		self.assertEqual([(s.name, s.ok) for s in report.suites], [('#1', False)])
 
+	def test_module_suites_after_the_plan(self):
+		"""A module's suite, loaded by the guest after the built-in plan
+		was done, is read too, between guest lines without time stamps
+		(the kernel's kunit_parser stops at the plan and passes this
+		console)."""
+		lines = fixture_lines('ktap-modules.log')
+		report = slqb_report.parse_ktap(lines)
+		self.assertEqual(report.plan, 1)
+		self.assertEqual([(s.name, s.ok) for s in report.suites],
+				 [('slqb', True), ('kfence', False)])
+		self.assertEqual(report.incomplete, [])
+		self.assertEqual(report.count(), (3, 1, 0))
+		self.assertEqual([f.name for f in report.failures()],
+				 ['test_use_after_free_read', 'kfence'])
+		self.assertFalse(report.clean())
+		kfence = slqb_report.ktap_suite(report, 'kfence')
+		self.assertEqual(lines[kfence.index], '[    9.300003] not ok 2 kfence')
+		case = kfence.children[1]
+		self.assertEqual(lines[case.index].split('] ', 1)[1],
+				 '    not ok 2 test_use_after_free_read')
+		text = slqb_report.describe_ktap_failures(lines, report, 'm.log')
+		self.assertIn('  > [    9.300001]     not ok 2 test_use_after_free_read', text)
+		# the suite's span holds its own report, and only its own
+		allowed = slqb_report.suite_reports(lines, kfence, 'kfence')
+		self.assertEqual(slqb_report.unexpected_reports(lines, allowed), [])
+		self.assertEqual(slqb_report.unexpected_reports(
+			lines + ['[   9.9] BUG: KFENCE: use-after-free read in x+0x1/0x2'],
+			allowed), ['[   9.9] BUG: KFENCE: use-after-free read in x+0x1/0x2'])
+
+	def test_indented_header_first(self):
+		"""A console whose first KTAP line is a module suite's indented
+		header keeps its suite result at column 0."""
+		lines = fixture_lines('kfence-console.log')
+		report = slqb_report.parse_ktap(lines)
+		self.assertEqual([(s.name, s.ok, s.index) for s in report.suites],
+				 [('kfence', True, 6)])
+		self.assertEqual(report.suites[0].children[0].name, 'test_out_of_bounds_read')
+		self.assertTrue(report.clean())
+
 	def test_describe_failures(self):
 		lines = fixture_lines('ktap-nested.log')
 		text = slqb_report.describe_ktap_failures(lines, self.report, 'k.log')
