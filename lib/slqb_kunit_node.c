@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite slqb_node: allocations for a node. kmem_cache_alloc_node()
+ * returns memory of the node asked for; a node without memory is no node;
+ * a request for another node tries it first without reclaim;
+ * __GFP_THISNODE holds even when the LIFO has another node's objects; and
+ * bulk frees that mix nodes and caches give every object back.
+ */
+
+#include <linux/kfence.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
+#include <linux/percpu.h>
+#include <linux/topology.h>
+
+#include "slqb_kunit.h"
+
+/* kmem_cache_alloc_node() returns memory of that node. */
+static void slqb_test_alloc_node(struct kunit *test)
+{
+	struct kmem_cache *s;
+	int node;
+
+	s = slqbt_cache(test, "slqb_test_node", TEST_OBJ_SIZE, 0, 0, NULL);
+	for_each_node_state(node, N_NORMAL_MEMORY) {
+		void *p = slqbt_obj(s, node);
+		void *q = kmalloc_node(200, GFP_KERNEL, node);
+
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		KUNIT_ASSERT_NOT_NULL(test, q);
+		KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(p)), node);
+		if (!is_kfence_address(q))
+			KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(q)), node);
+		kmem_cache_free(s, p);
+		kfree(q);
+	}
+	slqbt_destroy_empty(test, s);
+}
+
+/*
+ * A node without normal memory, or none at all, is no node: the request
+ * is served like one without a node, as SLUB does, __GFP_THISNODE or not.
+ */
+static void slqb_test_thisnode_no_memory(struct kunit *test)
+{
+	struct kmem_cache *s;
+	int node;
+	void *p;
+
+	s = slqbt_cache(test, "slqb_test_nomem", TEST_OBJ_SIZE, 0, 0, NULL);
+	for (node = 0; node <= nr_node_ids; node++) {
+		if (node < nr_node_ids && node_state(node, N_NORMAL_MEMORY))
+			continue;
+		p = kmem_cache_alloc_node(s, GFP_KERNEL | __GFP_THISNODE, node);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, p, "node %d", node);
+		if (p)
+			kmem_cache_free(s, p);
+	}
+	slqbt_destroy_empty(test, s);
+}
+
+struct node_alloc_ctx {
+	struct kmem_cache *s;
+	int node;
+	void *obj;
+};
+
+static int do_alloc_nofail(void *arg)
+{
+	struct node_alloc_ctx *ctx = arg;
+
+	for (;;) {
+		ctx->obj = kmem_cache_alloc_node(ctx->s, GFP_KERNEL | __GFP_NOFAIL,
+						 ctx->node);
+		if (!is_kfence_address(ctx->obj))
+			return 0;
+		kmem_cache_free(ctx->s, ctx->obj);
+	}
+}
+
+/*
+ * A request for another node tries that node first with what it has at
+ * hand, quietly, even when the caller may sleep or asked for __GFP_NOFAIL:
+ * a node that has run out must not hold the caller in reclaim forever.
+ * The first page allocation's flags are seen nowhere else: the watch
+ * records them.
+ */
+static void slqb_test_node_try_first(struct kunit *test)
+{
+	struct slqb_test_watch w = {};
+	struct node_alloc_ctx ctx;
+	struct kmem_cache *s;
+	int a, b;
+
+	if (!slqbt_cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+	s = slqbt_cache(test, "slqb_test_node_try", TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx.s = s;
+	ctx.node = cpu_to_mem(b);
+	slqb_test_watch_pages(s, &w);
+	slqbt_run_on(test, a, do_alloc_nofail, &ctx);
+	slqb_test_watch_pages(NULL, NULL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx.obj);
+	KUNIT_ASSERT_GE(test, w.calls, 1U);
+	KUNIT_EXPECT_TRUE(test, w.first_flags & __GFP_THISNODE);
+	KUNIT_EXPECT_TRUE(test, w.first_flags & __GFP_NOWARN);
+	KUNIT_EXPECT_FALSE(test, w.first_flags & __GFP_NOFAIL);
+	KUNIT_EXPECT_FALSE(test, w.first_flags & __GFP_DIRECT_RECLAIM);
+	KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(ctx.obj)), ctx.node);
+	kmem_cache_free(s, ctx.obj);
+	slqbt_destroy_empty(test, s);
+}
+
+struct thisnode_ctx {
+	struct kmem_cache *s;
+	int old, new;
+	void *objs[2];
+};
+
+static int do_thisnode_after_move(void *arg)
+{
+	struct thisnode_ctx *ctx = arg;
+	gfp_t gfp = GFP_NOWAIT | __GFP_THISNODE;
+	int saved;
+
+	preempt_disable();
+	saved = this_cpu_read(slqb_node);
+	this_cpu_write(slqb_node, ctx->new);
+	ctx->objs[0] = kmem_cache_alloc_node(ctx->s, gfp, ctx->new);
+	ctx->objs[1] = kmem_cache_alloc_node(ctx->s, gfp, ctx->old);
+	this_cpu_write(slqb_node, saved);
+	preempt_enable();
+	return 0;
+}
+
+/*
+ * __GFP_THISNODE is honoured even when the LIFO holds another node's
+ * objects, as it does when memory hotplug changes a CPU's local node: here
+ * the CPU's local node is changed by hand under a full LIFO.
+ */
+static void slqb_test_thisnode_lifo(struct kunit *test)
+{
+	struct slqb_test_ctx fill = { .objs = test_array(test) };
+	struct thisnode_ctx ctx = {};
+	struct kmem_cache *s;
+	int a, b, i;
+
+	if (!slqbt_cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+	s = slqbt_cache(test, "slqb_test_thisnode", TEST_OBJ_SIZE, 0, 0, NULL);
+	fill.s = s;
+	fill.nr = 16;
+	ctx.s = s;
+	ctx.old = cpu_to_mem(a);
+	ctx.new = cpu_to_mem(b);
+
+	slqbt_lock_slabs();
+	slqbt_run_on(test, a, slqbt_do_alloc, &fill);
+	slqbt_run_on(test, a, slqbt_do_free, &fill);
+	KUNIT_EXPECT_GE(test, cpu_list(s, a)->nr, 16U);
+	slqbt_run_on(test, a, do_thisnode_after_move, &ctx);
+	slqbt_unlock_slabs(test);
+
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_NOT_NULL(test, ctx.objs[i]);
+		if (!is_kfence_address(ctx.objs[i]))
+			KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(ctx.objs[i])),
+					i ? ctx.old : ctx.new);
+		kmem_cache_free(s, ctx.objs[i]);
+	}
+	slqbt_destroy_empty(test, s);
+}
+
+/* Fisher-Yates with a fixed seed: the same mix on every run. */
+static void shuffle(void **objs, unsigned int n)
+{
+	u32 seed = 0x51b0;
+	unsigned int i;
+
+	for (i = n - 1; i > 0; i--) {
+		unsigned int j;
+
+		seed = seed * 1103515245 + 12345;
+		j = (seed >> 8) % (i + 1);
+		swap(objs[i], objs[j]);
+	}
+}
+
+static int other_memory_node(void)
+{
+	int node;
+
+	for_each_node_state(node, N_NORMAL_MEMORY)
+		if (node != numa_mem_id())
+			return node;
+	return NUMA_NO_NODE;
+}
+
+/*
+ * kfree_bulk() of an array that mixes two caches, slabs of both nodes,
+ * KFENCE samples (if any) and large kmallocs, in a shuffled order: every
+ * object goes back, and each cache's counts add up.
+ */
+static void slqb_test_bulk_free_mixed(struct kunit *test)
+{
+	int far = other_memory_node();
+	void **objs = test_array(test);
+	struct kmem_cache *a, *b;
+	unsigned int i, n = 0;
+
+	a = slqbt_cache(test, "slqb_test_mix_a", TEST_OBJ_SIZE, 0, 0, NULL);
+	b = slqbt_cache(test, "slqb_test_mix_b", 3 * TEST_OBJ_SIZE, 0, 0, NULL);
+	for (i = 0; i < 600; i++) {
+		struct kmem_cache *s = i % 3 ? a : b;
+		int node = far != NUMA_NO_NODE && i % 5 == 0 ? far : NUMA_NO_NODE;
+
+		objs[n] = kmem_cache_alloc_node(s, GFP_KERNEL, node);
+		KUNIT_ASSERT_NOT_NULL(test, objs[n]);
+		n++;
+		if (i % 100 == 0) {
+			objs[n] = kmalloc(4 * PAGE_SIZE, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, objs[n]);
+			n++;
+		}
+	}
+	KUNIT_EXPECT_LT(test, total_free(a), total_objects(a));
+	shuffle(objs, n);
+	kfree_bulk(n, objs);
+	KUNIT_EXPECT_EQ(test, total_free(a), total_objects(a));
+	KUNIT_EXPECT_EQ(test, total_free(b), total_objects(b));
+
+	/* The same through kmem_cache_free_bulk(), one cache at a time. */
+	for (i = 0; i < 600; i++) {
+		objs[i] = kmem_cache_alloc_node(a, GFP_KERNEL, i % 7 == 0 ?
+						far : NUMA_NO_NODE);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	shuffle(objs, 600);
+	kmem_cache_free_bulk(a, 600, objs);
+	KUNIT_EXPECT_EQ(test, total_free(a), total_objects(a));
+	slqbt_destroy_empty(test, a);
+	slqbt_destroy_empty(test, b);
+}
+
+static struct kunit_case slqb_node_cases[] = {
+	KUNIT_CASE(slqb_test_alloc_node),
+	KUNIT_CASE(slqb_test_thisnode_no_memory),
+	KUNIT_CASE(slqb_test_node_try_first),
+	KUNIT_CASE(slqb_test_thisnode_lifo),
+	KUNIT_CASE(slqb_test_bulk_free_mixed),
+	{}
+};
+
+static struct kunit_suite slqb_node_suite = {
+	.name = "slqb_node",
+	.exit = slqbt_exit,
+	.test_cases = slqb_node_cases,
+};
+
+kunit_test_suites(&slqb_node_suite);
