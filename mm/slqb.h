@@ -5,9 +5,9 @@
 /*
  * What the files of SLQB share, and nobody else sees: the tunables, the
  * per-CPU state, the operations on lists and free pointers, and the hooks
- * of the KUnit suite (lib/slqb_kunit.c). The index of the files, the design
- * and the locking rules are at the top of mm/slqb.c. Include it after
- * "slab.h".
+ * of the KUnit suites (lib/slqb_kunit*.c). The index of the files, the
+ * design and the locking rules are at the top of mm/slqb.c. Include it
+ * after "slab.h".
  */
 
 #include <linux/jump_label.h>
@@ -505,7 +505,7 @@ static inline void slqb_forget_early_aliases(struct kmem_cache *s)
 #endif
 
 /*
- * Hooks for the KUnit suite, lib/slqb_kunit.c. Each knob of slqb_test_hooks
+ * Hooks for the KUnit suites, lib/slqb_kunit*.c. Each knob of slqb_test_hooks
  * acts on one cache, the one its @..._cache field names (NULL: off); the
  * slqb_test_*() functions set them, in mm/slqb_slab.c.
  */

@@ -28,8 +28,6 @@ static unsigned int slqb_min_objects = 1;
 #define SLQB_MAX_MIN_OBJECTS	1024
 /* slab->objects is 16 bits wide. */
 #define SLQB_MAX_OBJECTS	U16_MAX
-/* Below this many objects a slab is of a larger order, see preferred_order(). */
-#define SLQB_LARGE_OBJECTS	16
 
 /* The cache of kmem_cache_node structures and its static bootstrap copy. */
 static struct kmem_cache *kmem_cache_node;

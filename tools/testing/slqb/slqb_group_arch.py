@@ -18,7 +18,7 @@ from slqb_arch import arch_of
 from slqb_boot import BootRequest, boot_kernel, prepare_kernel
 from slqb_build import KernelSpec
 from slqb_checks import CheckFailed, Context, check_group
-from slqb_group_kernels import Boot, check_names, judge_suite
+from slqb_group_kernels import SLQB_SUITES, Boot, check_names, judge_suite
 from slqb_host import ensure_packages
 from slqb_qemu import Shape
 from slqb_util import SlqbError
@@ -30,7 +30,6 @@ ARCH_SHAPES: Dict[str, List[Shape]] = {
 	'arm64': [Shape(cpus=2, nodes=2)],
 	'i386': [Shape(cpus=2, nodes=1)],
 }
-SLQB_SUITE = 'slqb'
 # The KASAN boots, as Boots of the kernels group's table for its judgment
 # of kasan_test's reports; each has a kernel of its own (kconfig).
 ARCH_KASAN: Dict[str, List[Boot]] = {
@@ -52,12 +51,14 @@ def boot_check(ctx: Context, prepared, shape: Shape) -> None:
 	if not outcome.ok:
 		raise CheckFailed(f'{len(outcome.errors)} problems:\n' +
 				  '\n'.join(outcome.errors))
-	suite = next((s for s in outcome.ktap.suites if s.name == SLQB_SUITE), None)
-	if suite is None:
-		raise CheckFailed(f'the {SLQB_SUITE} KUnit suite did not run:\n' +
-				  '\n'.join(outcome.ktap.summary()))
+	ran = {s.name: s for s in outcome.ktap.suites}
+	missing = [name for name in SLQB_SUITES if name not in ran]
+	if missing:
+		raise CheckFailed(f'SLQB\'s KUnit suites {", ".join(missing)} did '
+				  'not run:\n' + '\n'.join(outcome.ktap.summary()))
+	cases = sum(len(ran[name].children) for name in SLQB_SUITES)
 	passed, failed, skipped = outcome.ktap.count()
-	print(f'    KUnit: {len(suite.children)} {SLQB_SUITE} tests; all suites: '
+	print(f'    KUnit: {cases} SLQB tests; all suites: '
 	      f'{passed} passed, {failed} failed, {skipped} skipped; guest ran '
 	      f'{outcome.run.elapsed:.0f}s', flush=True)
 

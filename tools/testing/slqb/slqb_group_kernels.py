@@ -121,9 +121,9 @@ BOOTS = [
 	Boot('slqb', '4cpu-2node-kasan', cpus=4, nodes=2, stress=STRESS_SLOW,
 	     kconfig=KASAN, selftests=True, selftest_names=('test_meminit',),
 	     append=SELFTESTS_ON + selftest_params('test_meminit'),
-	     skips=(('slqb.slqb_test_alias_name',
+	     skips=(('slqb_api.slqb_test_alias_name',
 		     'KASAN keeps caches from merging: no alias to test'),
-		    ('slqb.slqb_test_double_free',
+		    ('slqb_lifo.slqb_test_double_free',
 		     'KASAN reports a double free itself; kasan_test\'s '
 		     'kmem_cache_double_free is that check'))),
 ]
@@ -156,7 +156,10 @@ SELFTEST_LINES = [
 ]
 
 # KUnit suites whose every test case is reported as a check of its own.
-KUNIT_DETAIL = ('slqb', 'overflow')
+# SLQB's own KUnit suites (lib/slqb_kunit*.c), one per concern.
+SLQB_SUITES = ('slqb_lifo', 'slqb_remote', 'slqb_reserve', 'slqb_node',
+	       'slqb_trim', 'slqb_slab', 'slqb_api', 'slqb_debug')
+KUNIT_DETAIL = SLQB_SUITES + ('overflow',)
 
 
 def selftest_lines(boot: Boot) -> List[Tuple[str, re.Pattern]]:
@@ -169,7 +172,8 @@ def detail_checks(boot: Boot) -> List[str]:
 	"""Check names of the self-tests and KUnit cases a selftests boot reports."""
 	prefix = f'{boot.alloc} {boot.name}'
 	names = [f'{prefix}: {name} passed' for name, _ in selftest_lines(boot)]
-	suites = [s for s in KUNIT_DETAIL if s != 'slqb' or boot.alloc == 'slqb']
+	suites = [s for s in KUNIT_DETAIL
+		  if s not in SLQB_SUITES or boot.alloc == 'slqb']
 	names += [f'{prefix}: KUnit suite {s} present' for s in suites]
 	return names
 
@@ -280,7 +284,7 @@ def judge_selftests(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
 						  + (':\n' + '\n'.join(hits[-5:]) if hits else ''))
 		ctx.check(f'{prefix}: {name} passed', seen)
 	for suite_name in KUNIT_DETAIL:
-		if suite_name == 'slqb' and boot.alloc != 'slqb':
+		if suite_name in SLQB_SUITES and boot.alloc != 'slqb':
 			continue
 		suite = next((s for s in outcome.ktap.suites if s.name == suite_name), None)
 
@@ -510,9 +514,13 @@ def slqb_available(ctx: Context) -> bool:
 
 
 # SLQB's own objects, which the CONFIG_SMP=n build compiles.
+# (A built-in composite object such as lib/slqb_kunit.o has no rule of
+# its own: its parts are named.)
 NOSMP_OBJECTS = ('mm/slqb.o', 'mm/slqb_slab.o', 'mm/slqb_remote.o',
-		 'mm/slqb_drain.o', 'mm/slqb_debug.o', 'mm/slqb_sysfs.o',
-		 'lib/slqb_kunit.o')
+		 'mm/slqb_drain.o', 'mm/slqb_debug.o', 'mm/slqb_sysfs.o') + \
+	tuple(f'lib/slqb_kunit_{part}.o' for part in
+	      ('util', 'lifo', 'remote', 'reserve', 'node', 'trim', 'slab',
+	       'api', 'debug'))
 
 
 def compile_nosmp(ctx: Context) -> None:
