@@ -23,9 +23,7 @@ import gzip
 import lzma
 import os
 import re
-import shutil
 import sys
-import tempfile
 import unittest
 from unittest import mock
 
@@ -44,29 +42,13 @@ import slqb_tree
 from slqb_boot import BootRequest, Prepared, judge, kernel_cmdline
 from slqb_qemu import GuestRun, Shape
 from slqb_util import Paths, SlqbError, fixture_path, fixture_lines
+from slqb_unittest import REPO, Scratch
 
-# The repository's top, from this file's place in it.
-REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-				     '..', '..', '..'))
-test_tmpdir = ''
+SCRATCH = Scratch('slqb-unit.')
+setUpModule = SCRATCH.setup
+tearDownModule = SCRATCH.teardown
+write_tmp = SCRATCH.write
 
-
-def setUpModule() -> None:
-	global test_tmpdir
-	test_tmpdir = tempfile.mkdtemp(prefix='slqb-unit.')
-
-
-def tearDownModule() -> None:
-	shutil.rmtree(test_tmpdir, ignore_errors=True)
-
-
-def write_tmp(name: str, text: str) -> str:
-	"""Writes a scratch file for one test; returns its path."""
-	path = os.path.join(test_tmpdir, name)
-	os.makedirs(os.path.dirname(path), exist_ok=True)
-	with open(path, 'w', encoding='utf-8') as f:
-		f.write(text)
-	return path
 
 
 def guest_run(lines, returncode=0, timed_out=False) -> GuestRun:
@@ -468,7 +450,7 @@ class BaseConfigTest(unittest.TestCase):
 	def test_refusals(self):
 		arm = self.CONFIG.replace('CONFIG_X86_64=y', 'CONFIG_ARM64=y')
 		cases = [
-			(os.path.join(test_tmpdir, 'base', 'missing'), 'cannot read it'),
+			(os.path.join(SCRATCH.path, 'base', 'missing'), 'cannot read it'),
 			(write_tmp('base/prose', 'hello\n'), 'not a kernel .config'),
 			(write_tmp('base/unset', '# CONFIG_X86_64 is not set\n'),
 			 'not a kernel .config'),
@@ -528,7 +510,7 @@ class BaseConfigTest(unittest.TestCase):
 
 def slqb_util_paths() -> Paths:
 	"""Paths of a scratch cache below the test's temporary folder."""
-	return Paths(repo=REPO, cache=os.path.join(test_tmpdir, 'cache'))
+	return Paths(repo=REPO, cache=os.path.join(SCRATCH.path, 'cache'))
 
 
 # ---------------------------------------------------------------- qemu
@@ -667,7 +649,7 @@ class BootHookTest(unittest.TestCase):
 			return ['hook: did it']
 
 	def boot(self, hook, run_guest):
-		paths = Paths(repo=REPO, cache=os.path.join(test_tmpdir, 'hook-cache'))
+		paths = Paths(repo=REPO, cache=os.path.join(SCRATCH.path, 'hook-cache'))
 		prepared = Prepared(spec=slqb_build.KernelSpec('slub'), base='b',
 				    bzimage='bz', initrd='rd', nr_cpus=8)
 		with mock.patch.object(slqb_boot, 'run_guest', run_guest), \
@@ -801,7 +783,7 @@ class ResultsFileTest(unittest.TestCase):
 			slqb_results.result_text(dataclasses.replace(self.RESULT, run_id='x'))
 
 	def test_latest_and_names(self):
-		folder = os.path.join(test_tmpdir, 'results')
+		folder = os.path.join(SCRATCH.path, 'results')
 		self.assertEqual(slqb_results.latest_result(folder), None)
 		text = slqb_results.result_text(self.RESULT)
 		for name in ('20261205-231337.rst', '20261206-021243.rst', 'README.rst',
@@ -850,7 +832,7 @@ class QuiltPatchTest(unittest.TestCase):
 				slqb_tree.patch_targets(slqb_tree.Patch('unsafe.patch', path))
 
 	def test_read_series(self):
-		repo = os.path.join(test_tmpdir, 'series-repo')
+		repo = os.path.join(SCRATCH.path, 'series-repo')
 		write_tmp('series-repo/patches/a.patch', '')
 		write_tmp('series-repo/patches/b.patch', '')
 		write_tmp('series-repo/patches/series', '# comment\na.patch\n\nb.patch -p0 # x\n')
@@ -862,10 +844,10 @@ class QuiltPatchTest(unittest.TestCase):
 		write_tmp('series-repo/patches/series', 'a.patch\nc.patch\n')
 		with self.assertRaisesRegex(SlqbError, 'line 2 names c.patch'):
 			slqb_tree.read_series(repo)
-		self.assertEqual(slqb_tree.read_series(os.path.join(test_tmpdir, 'nothing')), [])
+		self.assertEqual(slqb_tree.read_series(os.path.join(SCRATCH.path, 'nothing')), [])
 
 	def test_kernel_version(self):
-		tree = os.path.join(test_tmpdir, 'tree')
+		tree = os.path.join(SCRATCH.path, 'tree')
 		write_tmp('tree/Makefile', '# SPDX\nVERSION = 6\nPATCHLEVEL = 1\n'
 			  'SUBLEVEL = 192\nEXTRAVERSION =\nNAME = Hurr durr\n')
 		self.assertEqual(slqb_tree.kernel_version(tree), '6.1.192')
@@ -906,10 +888,10 @@ class StatsListTest(unittest.TestCase):
 		with self.assertRaisesRegex(SlqbError, 'alone on its line'):
 			slqb_stats.parse_stats_list('SLQB_STAT(alloc, ALLOC)\n')
 		with self.assertRaisesRegex(SlqbError, 'include/linux/slqb_stats.h is missing'):
-			slqb_stats.kernel_stats(test_tmpdir)
+			slqb_stats.kernel_stats(SCRATCH.path)
 		write_tmp('bad-repo/include/linux/slqb_stats.h', '/* nothing */\n')
 		with self.assertRaisesRegex(SlqbError, '^include/linux/slqb_stats.h: lists no'):
-			slqb_stats.kernel_stats(os.path.join(test_tmpdir, 'bad-repo'))
+			slqb_stats.kernel_stats(os.path.join(SCRATCH.path, 'bad-repo'))
 
 	def test_slqbinfo_reads_list(self):
 		inc = slqb_stats.SLQBINFO_INCLUDE

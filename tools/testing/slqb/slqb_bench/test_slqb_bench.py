@@ -15,7 +15,6 @@ does the group unit of `slqb test`.
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -40,19 +39,11 @@ from slqb_bench.report import Metric, Pairing, Sample, Summary
 from slqb_build import KernelSpec
 from slqb_qemu import Shape
 from slqb_util import Paths, SlqbError, fixture_lines, fixture_path
+from slqb_unittest import REPO, Scratch
 
-# The repository's top, from the harness's place in it.
-REPO = os.path.normpath(os.path.join(HARNESS, '..', '..', '..'))
-test_tmpdir = ''
-
-
-def setUpModule() -> None:
-	global test_tmpdir
-	test_tmpdir = tempfile.mkdtemp(prefix='slqb-unit-bench.')
-
-
-def tearDownModule() -> None:
-	shutil.rmtree(test_tmpdir, ignore_errors=True)
+SCRATCH = Scratch('slqb-unit-bench.')
+setUpModule = SCRATCH.setup
+tearDownModule = SCRATCH.teardown
 
 
 # ---------------------------------------------------------------- bench
@@ -175,7 +166,7 @@ class BenchConsoleTest(unittest.TestCase):
 
 	def test_bench_files(self):
 		"""What a bench guest's initramfs gets beyond the plain one."""
-		paths = Paths(repo=REPO, cache=os.path.join(test_tmpdir, 'files-cache'))
+		paths = Paths(repo=REPO, cache=os.path.join(SCRATCH.path, 'files-cache'))
 		tools = []
 
 		def files(arch):
@@ -601,7 +592,7 @@ class BenchResultTest(unittest.TestCase):
 						       ['name=perf rc=1'])
 
 	def test_write_result(self):
-		out_dir = os.path.join(test_tmpdir, 'bench-result')
+		out_dir = os.path.join(SCRATCH.path, 'bench-result')
 		summary = self.summary(out_dir)
 		variants = slqb_bench.parse_variants(
 			['slqb=slqb', 'rnd=slqb:CONFIG_SLAB_FREELIST_RANDOM=y'])

@@ -15,7 +15,6 @@ so does the group unit of `slqb test`.
 import dataclasses
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -39,19 +38,11 @@ from slqb_boot import BootRequest, Prepared, judge, kernel_cmdline
 from slqb_memhp import qmp
 from slqb_qemu import GuestRun, Shape
 from slqb_util import Paths, SlqbError, fixture_lines
+from slqb_unittest import REPO, Scratch
 
-# The repository's top, from the harness's place in it.
-REPO = os.path.normpath(os.path.join(HARNESS, '..', '..', '..'))
-test_tmpdir = ''
-
-
-def setUpModule() -> None:
-	global test_tmpdir
-	test_tmpdir = tempfile.mkdtemp(prefix='slqb-unit-memhp.')
-
-
-def tearDownModule() -> None:
-	shutil.rmtree(test_tmpdir, ignore_errors=True)
+SCRATCH = Scratch('slqb-unit-memhp.')
+setUpModule = SCRATCH.setup
+tearDownModule = SCRATCH.teardown
 
 
 # ---------------------------------------------------------------- QMP
@@ -66,7 +57,7 @@ class FakeQmp(threading.Thread):
 
 	def __init__(self, reply, greeting=b'{"QMP": {"version": {}, "capabilities": []}}\r\n'):
 		super().__init__(daemon=True)
-		self.path = tempfile.mktemp(suffix='.sock', dir=test_tmpdir)
+		self.path = tempfile.mktemp(suffix='.sock', dir=SCRATCH.path)
 		self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 		self.server.bind(self.path)
 		self.server.listen(1)
@@ -206,7 +197,7 @@ class QmpClientTest(unittest.TestCase):
 
 	def test_no_socket(self):
 		with self.assertRaises(qmp.QmpError) as cm:
-			qmp.QmpClient.connect(os.path.join(test_tmpdir, 'none.sock'),
+			qmp.QmpClient.connect(os.path.join(SCRATCH.path, 'none.sock'),
 						   timeout=0.3)
 		self.assertIn('cannot connect', str(cm.exception))
 
@@ -288,7 +279,7 @@ class MemhpTest(unittest.TestCase):
 		spec = spec or slqb_build.KernelSpec('slub')
 		prepared = Prepared(spec=spec, base='b', bzimage='bz', initrd='rd',
 				    nr_cpus=8)
-		paths = Paths(repo=REPO, cache=os.path.join(test_tmpdir, 'memhp-cache'))
+		paths = Paths(repo=REPO, cache=os.path.join(SCRATCH.path, 'memhp-cache'))
 		calls = []
 		hook = slqb_memhp.MemoryHotplug(Shape(4, 2, True, True))
 		with mock.patch.object(slqb_memhp, 'build_module',

@@ -19,7 +19,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
 from unittest import mock
 
@@ -31,31 +30,16 @@ sys.dont_write_bytecode = True
 import slqb_series
 import slqb_tree
 from slqb_util import Paths, SlqbError, fixture_path
+from slqb_unittest import REPO, Scratch
 
-# The repository's top, from the harness's place in it.
-REPO = os.path.normpath(os.path.join(HARNESS, '..', '..', '..'))
 # Set in the copy of the repository that test_harness_patch_stands_alone
 # runs the unit tests of.
 ALONE_ENV = 'SLQB_UNIT_HARNESS_ALONE'
-test_tmpdir = ''
+SCRATCH = Scratch('slqb-unit-series.')
+setUpModule = SCRATCH.setup
+tearDownModule = SCRATCH.teardown
+write_tmp = SCRATCH.write
 
-
-def setUpModule() -> None:
-	global test_tmpdir
-	test_tmpdir = tempfile.mkdtemp(prefix='slqb-unit-series.')
-
-
-def tearDownModule() -> None:
-	shutil.rmtree(test_tmpdir, ignore_errors=True)
-
-
-def write_tmp(name: str, text: str) -> str:
-	"""Writes a scratch file for one test; returns its path."""
-	path = os.path.join(test_tmpdir, name)
-	os.makedirs(os.path.dirname(path), exist_ok=True)
-	with open(path, 'w', encoding='utf-8') as f:
-		f.write(text)
-	return path
 
 
 # ---------------------------------------------------------------- the plan
@@ -115,7 +99,7 @@ class SeriesPlanTest(unittest.TestCase):
 			calls.append(cmd)
 			return mock.Mock(stdout='total: 0 errors, 0 warnings, 0 checks, 9 lines '
 					 'checked\n')
-		paths = Paths(repo=REPO, cache=os.path.join(test_tmpdir, 'cache'))
+		paths = Paths(repo=REPO, cache=os.path.join(SCRATCH.path, 'cache'))
 		with mock.patch.object(group, 'run', fake_run):
 			group.checkpatch_check(paths, '/am', '/x.patch', step)
 			group.checkpatch_check(
@@ -127,8 +111,8 @@ class SeriesPlanTest(unittest.TestCase):
 
 	def test_read_plan_missing(self):
 		with self.assertRaisesRegex(SlqbError, 'is missing'):
-			slqb_series.read_plan(os.path.join(test_tmpdir, 'no-plan'))
-		empty = os.path.join(test_tmpdir, 'empty-plan')
+			slqb_series.read_plan(os.path.join(SCRATCH.path, 'no-plan'))
+		empty = os.path.join(SCRATCH.path, 'empty-plan')
 		os.makedirs(empty, exist_ok=True)
 		with self.assertRaisesRegex(SlqbError, 'holds no plan files'):
 			slqb_series.read_plan(empty)
@@ -222,7 +206,7 @@ class SeriesPlanTest(unittest.TestCase):
 		names = [s.name for s in steps]
 		later = {f for s in steps[names.index('08-harness') + 1:] for f in s.files}
 		self.assertIn('tools/testing/slqb/series/09-bench', later)
-		root = os.path.join(test_tmpdir, 'harness-alone')
+		root = os.path.join(SCRATCH.path, 'harness-alone')
 		for name in slqb_tree.repo_files(REPO):
 			if name not in later:
 				os.makedirs(os.path.dirname(os.path.join(root, name)), exist_ok=True)
@@ -251,7 +235,7 @@ class SeriesPlanTest(unittest.TestCase):
 		self.assertFalse(slqb_series.matches('mm/slqb.c', 'mm/slqb.c.orig'))
 
 	def test_bench_section_refuses(self):
-		repo = os.path.join(test_tmpdir, 'no-results-repo')
+		repo = os.path.join(SCRATCH.path, 'no-results-repo')
 		os.makedirs(os.path.join(repo, 'tools/testing/slqb/results'), exist_ok=True)
 		with self.assertRaisesRegex(SlqbError, 'tools/testing/slqb/results/ holds no '
 					    'results file, so the cover letter would have no numbers'):
@@ -303,7 +287,7 @@ class QuiltHeaderTest(unittest.TestCase):
 						    'tools/testing/slqb/series/01-core\n')
 
 	def test_export_applies_only_the_diff(self):
-		repo = os.path.join(test_tmpdir, 'export-repo')
+		repo = os.path.join(SCRATCH.path, 'export-repo')
 		write_tmp('export-repo/patches/0001-core.patch', self.read())
 		step = slqb_series.read_plan(SeriesPlanTest.PLAN)[0]
 		step.files = []
