@@ -123,6 +123,7 @@ class Variant:
 	name: str
 	spec: KernelSpec
 	asked: Tuple[str, ...] = ()	# the user's own config lines
+	params: Tuple[str, ...] = ()	# kernel parameters of its boots
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,8 +165,14 @@ QUICK = Plan(sizes='8,64,512,4096', rounds=3, loops=10000, objs=1024,
 
 # ---------------------------------------------------------------- arguments
 
+# A kernel parameter of one kernel's boots: '+name' or '+name=value'.
+PARAM_RE = re.compile(r'\+([A-Za-z0-9_.-]+(?:=[^\s,"\']+)?)')
+
+
 def parse_variant(text: str) -> Variant:
-	"""'NAME=ALLOC[:CONFIG_X=V,...]' -> Variant; refuses anything else."""
+	"""'NAME=ALLOC[:CONFIG_X=V,...,+PARAM=V,...]' -> Variant; refuses
+	anything else. A +PARAM item is a kernel parameter that only this
+	kernel's boots get: the same build, booted another way."""
 	name, eq, rest = text.partition('=')
 	if not eq or not NAME_RE.match(name):
 		raise SlqbError(f'--kernel {text!r}: expected NAME=ALLOC[:CONFIG_X=V,...] '
@@ -175,19 +182,27 @@ def parse_variant(text: str) -> Variant:
 	if alloc not in ALLOCATORS:
 		raise SlqbError(f'--kernel {text!r}: unknown allocator {alloc!r}; '
 				f'one of {", ".join(ALLOCATORS)}', exit_code=2)
-	asked = []
+	asked, params = [], []
 	for item in filter(None, configs.split(',')):
+		if item.startswith('+'):
+			m = PARAM_RE.fullmatch(item)
+			if not m:
+				raise SlqbError(f'--kernel {text!r}: {item!r} is not '
+						'+PARAM or +PARAM=VALUE (no spaces or '
+						'quotes)', exit_code=2)
+			params.append(m.group(1))
+			continue
 		try:
 			asked.append('='.join(parse_kconfig_option(item)))
 		except SlqbError:
 			raise SlqbError(f'--kernel {text!r}: {item!r} is not CONFIG_X=V '
 					'(V: y, n, m, a number or a "string")',
 					exit_code=2) from None
-	if configs and not asked:
-		raise SlqbError(f'--kernel {text!r}: no CONFIG_X=V after ":"',
-				exit_code=2)
+	if configs and not asked and not params:
+		raise SlqbError(f'--kernel {text!r}: no CONFIG_X=V or +PARAM '
+				'after ":"', exit_code=2)
 	return Variant(name, KernelSpec(alloc, BENCH_EXTRAS + tuple(asked)),
-		       tuple(asked))
+		       tuple(asked), tuple(params))
 
 
 def parse_variants(texts: Sequence[str]) -> List[Variant]:
@@ -387,7 +402,9 @@ def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 		 f'kernels (debug and statistics off: {" ".join(BENCH_EXTRAS)}):']
 	for v in variants:
 		extra = f' + {" ".join(v.asked)}' if v.asked else ''
-		lines.append(f'  {v.name}: {v.spec.alloc}{extra} ({v.spec.name})')
+		boot = f', booted with {" ".join(v.params)}' if v.params else ''
+		lines.append(f'  {v.name}: {v.spec.alloc}{extra} ({v.spec.name}'
+			     f'{boot})')
 	lines.append(f'micro: sizes {plan.sizes} + cache-200, {plan.rounds} rounds '
 		     f'(median), pair x{plan.loops}, N={plan.objs}, rcu x{plan.rcu_objs}')
 	lines += textwrap.wrap(TCG_NOTE, 76)
@@ -437,8 +454,10 @@ def tree_description(repo: str = REPO_ROOT) -> str:
 
 def kernels_field(variants: Sequence[Variant]) -> str:
 	"""The kernels as --kernel takes them: 'slqb=slqb, rnd=slqb:CONFIG_X=y'."""
+	def items(v: Variant) -> List[str]:
+		return list(v.asked) + [f'+{p}' for p in v.params]
 	return ', '.join(f'{v.name}={v.spec.alloc}' +
-			 (f':{",".join(v.asked)}' if v.asked else '')
+			 (f':{",".join(items(v))}' if items(v) else '')
 			 for v in variants)
 
 
@@ -504,8 +523,10 @@ def out_directory(paths: Paths, given: Optional[str], run_id: str) -> str:
 
 def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 	      args: argparse.Namespace, plan: Plan, runs: int,
-	      arm64: Optional[Dict[str, Prepared]] = None) -> List[BootResult]:
-	"""Every boot of the comparison, in alternating order."""
+	      arm64: Optional[Dict[str, Prepared]] = None,
+	      params: Optional[Dict[str, str]] = None) -> List[BootResult]:
+	"""Every boot of the comparison, in alternating order; @params: the
+	kernel parameters of each kernel's own boots, by name."""
 	shape = Shape(args.cpus, args.nodes)
 	results = []
 	icount_append = bench_append(plan, 'micro', ICOUNT_CASES)
@@ -513,18 +534,19 @@ def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 	tcg_append = bench_append(plan, plan.workloads, None)
 	for run_no in range(runs):
 		for name in boot_order(names, run_no):
+			own = f' {params[name]}' if params and params.get(name) else ''
 			if run_no < args.icount_runs:
 				results.append(boot_bench(paths, prepared[name], name, run_no,
-							  Shape(1, 1), icount_append, True,
-							  args.timeout, args.verbose))
+							  Shape(1, 1), icount_append + own,
+							  True, args.timeout, args.verbose))
 				if arm64:
 					results.append(boot_bench(
 						paths, arm64[name], name, run_no,
-						ARM64_ICOUNT_SHAPE, arm64_append, True,
+						ARM64_ICOUNT_SHAPE, arm64_append + own, True,
 						args.timeout, args.verbose))
 			results.append(boot_bench(paths, prepared[name], name, run_no,
-						  shape, tcg_append, False, args.timeout,
-						  args.verbose))
+						  shape, tcg_append + own, False,
+						  args.timeout, args.verbose))
 	return results
 
 
@@ -557,7 +579,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	    f'results in {out_dir}')
 	log(TCG_NOTE)
 	results = run_boots(paths, prepared, [v.name for v in variants], args,
-			    plan, runs, arm64)
+			    plan, runs, arm64,
+			    {v.name: ' '.join(v.params) for v in variants})
 	samples = [s for r in results for s in r.parsed.samples]
 	problems = [e for r in results for e in r.errors]
 	base = next(iter(prepared.values())).base
@@ -835,9 +858,10 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 		       '(default on; '
 		       'the arm64 builds take about 8 minutes each)')
 	p.add_argument('--kernel', action='append', default=[],
-		       metavar='NAME=ALLOC[:CONFIG_X=V,...]',
-		       help='a kernel to compare (repeatable); default: slqb, slub, '
-		       'slab and slob')
+		       metavar='NAME=ALLOC[:CONFIG_X=V,...,+PARAM=V,...]',
+		       help='a kernel to compare (repeatable): its allocator, '
+		       'config lines, and kernel parameters (+PARAM) that only '
+		       'its boots get; default: slqb, slub, slab and slob')
 	p.add_argument('--baseline', action='append', default=None, metavar='NAME',
 		       help='kernel(s) the others are divided by (default: the '
 		       'slub, slab and slob kernels, else the first)')

@@ -496,12 +496,45 @@ class BenchVariantTest(unittest.TestCase):
 		self.assertEqual(v.spec.extras, slqb_bench.BENCH_EXTRAS + v.asked)
 		self.assertEqual(slqb_bench.parse_variant('a.b+c_d-1=slob:').asked, ())
 
+	def test_params_reach_only_their_kernels_boots(self):
+		args = mock.Mock(cpus=2, nodes=1, icount_runs=1, timeout=60,
+				 verbose=False)
+		seen = []
+
+		def boot(paths, prepared, name, run_no, shape, append, icount,
+			 timeout, verbose):
+			seen.append((name, icount, append))
+			return mock.Mock()
+		with mock.patch.object(slqb_bench, 'boot_bench', boot):
+			slqb_bench.run_boots(None, {'a': None, 'b': None}, ['a', 'b'],
+					     args, slqb_bench.QUICK, 2,
+					     params={'a': '', 'b': 'slqb_min_order=1'})
+		self.assertEqual(len(seen), 6)	# icount in run 0 only, tcg in both
+		for name, icount, append in seen:
+			self.assertEqual(append.endswith(' slqb_min_order=1'),
+					 name == 'b', (name, icount, append))
+
+	def test_parse_variant_params(self):
+		# kernel parameters: the same build as a plain kernel, booted
+		# another way
+		v = slqb_bench.parse_variant('ab=slqb:+slqb_min_order=1,+quiet,'
+					     'CONFIG_NR_CPUS=4')
+		self.assertEqual(v.params, ('slqb_min_order=1', 'quiet'))
+		self.assertEqual(v.asked, ('CONFIG_NR_CPUS=4',))
+		self.assertEqual(slqb_bench.parse_variant('p=slqb:+x=1').spec,
+				 slqb_bench.parse_variant('q=slqb').spec)
+		self.assertEqual(slqb_bench.kernels_field([v]),
+				 'ab=slqb:CONFIG_NR_CPUS=4,+slqb_min_order=1,+quiet')
+
 	def test_parse_variant_refuses(self):
 		cases = [('slqb', 'expected NAME=ALLOC'), ('=slqb', 'expected NAME=ALLOC'),
 			 ('-x=slqb', 'expected NAME=ALLOC'), ('a' * 33 + '=slqb', 'up to 32'),
 			 ('x=slib', "unknown allocator 'slib'"),
 			 ('x=slqb:CONFIG_A', "'CONFIG_A' is not CONFIG_X=V"),
-			 ('x=slqb:,', 'no CONFIG_X=V after ":"')]
+			 ('x=slqb:,', 'no CONFIG_X=V or +PARAM after ":"'),
+			 ('x=slqb:+', "'+' is not +PARAM"),
+			 ('x=slqb:+a b', "'+a b' is not +PARAM"),
+			 ('x=slqb:+a="b"', "is not +PARAM")]
 		for text, words in cases:
 			with self.assertRaises(SlqbError, msg=text) as cm:
 				slqb_bench.parse_variant(text)
