@@ -40,39 +40,38 @@ static inline struct kmem_cache_list *cpu_list(struct kmem_cache *s, int cpu)
  * __kmem_cache_shutdown(): slqb_cache_totals().
  */
 
-/* Slabs owned by all lists of @s: the sysfs file slabs. */
-static inline long total_slabs(struct kmem_cache *s)
+/* What every list of @s holds, summed. */
+static inline struct slqb_totals totals_of(struct kmem_cache *s)
 {
 	struct slqb_totals t;
 
 	slqb_cache_totals(s, &t);
-	return t.slabs;
+	return t;
+}
+
+/* Slabs owned by all lists of @s: the sysfs file slabs. */
+static inline long total_slabs(struct kmem_cache *s)
+{
+	return totals_of(s).slabs;
 }
 
 /* Objects in the slabs of @s, free or not: the sysfs file total_objects. */
 static inline long total_objects(struct kmem_cache *s)
 {
-	struct slqb_totals t;
-
-	slqb_cache_totals(s, &t);
-	return t.objects;
+	return totals_of(s).objects;
 }
 
 /* Free objects of @s: on slab freelists and on every queue. */
 static inline long total_free(struct kmem_cache *s)
 {
-	struct slqb_totals t;
-
-	slqb_cache_totals(s, &t);
-	return t.free;
+	return totals_of(s).free;
 }
 
 /* Objects of @s in use: the sysfs file objects. */
 static inline long in_use(struct kmem_cache *s)
 {
-	struct slqb_totals t;
+	struct slqb_totals t = totals_of(s);
 
-	slqb_cache_totals(s, &t);
 	return totals_in_use(s, &t);
 }
 
