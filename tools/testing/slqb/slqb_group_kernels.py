@@ -84,10 +84,12 @@ STRESS_MEMHP = 45
 STRESS_SLOW = 20
 
 BOOTS = [
-	# The harness catching what it must catch, on a real kernel:
-	Boot('slub', 'fake-BUG', mode='quick', append=fake_report_params('BUG'),
+	# The harness catching what it must catch, on a real kernel. They boot
+	# the SLQB kernel of the boots below: a SLUB kernel of their own would
+	# cost CI a build.
+	Boot('slqb', 'fake-BUG', mode='quick', append=fake_report_params('BUG'),
 	     expect='report:BUG:'),
-	Boot('slub', 'hang', mode='hang', timeout=20, expect='timeout'),
+	Boot('slqb', 'hang', mode='hang', timeout=20, expect='timeout'),
 	Boot('slqb', '4cpu-2node', cpus=4, nodes=2, stress=STRESS,
 	     append=SELFTESTS, selftests=True),
 	Boot('slqb', '2cpu-1node', cpus=2, stress=STRESS),
