@@ -5,7 +5,8 @@
  * default hiwater is a byte budget; a double free at the head is caught;
  * a LIFO refilled, or a remote queue filled, during the page allocation of
  * a refill leaves the new slab in use; and a lockless pop loses to any
- * change of the LIFO under it.
+ * change of the LIFO under it; a refill that sees the tunables half
+ * written stays inside the slab.
  */
 
 #include <linux/cpumask.h>
@@ -167,9 +168,31 @@ static int double_free_fn(void *arg)
 	return 0;
 }
 
+/* The same, in one kmem_cache_free_bulk() that has the object twice. */
+static int double_free_bulk_fn(void *arg)
+{
+	struct slqb_test_ctx *ctx = arg;
+	struct kmem_cache_list *l = cpu_list(ctx->s, smp_processor_id());
+	void *p = slqbt_obj(ctx->s, NUMA_NO_NODE), *twice[2];
+	unsigned int nr;
+
+	if (!p)
+		return -ENOMEM;
+	twice[0] = p;
+	twice[1] = p;
+	nr = l->nr;
+	kmem_cache_free_bulk(ctx->s, 2, twice);
+	ctx->nr = l->nr - nr;
+	ctx->objs[0] = p;
+	ctx->objs[1] = slqbt_obj(ctx->s, NUMA_NO_NODE);
+	ctx->objs[2] = slqbt_obj(ctx->s, NUMA_NO_NODE);
+	return 0;
+}
+
 /*
- * Freeing an object twice in a row is reported and the second free is
- * dropped: the next two allocations do not both get the object.
+ * Freeing an object twice in a row, one free after the other or both in
+ * one bulk free, is reported and the second free is dropped: the next two
+ * allocations do not both get the object.
  */
 static void slqb_test_double_free(struct kunit *test)
 {
@@ -181,9 +204,18 @@ static void slqb_test_double_free(struct kunit *test)
 		kunit_skip(test, "KASAN reports it (kasan_test's kmem_cache_double_free)");
 	ctx.s = slqbt_cache(test, "slqb_test_double_free", TEST_OBJ_SIZE, 0, 0,
 			    NULL);
-	kunit_info(test, "a double free report follows, on purpose");
+	kunit_info(test, "two double free reports follow, on purpose");
 	slqbt_run_on(test, 0, double_free_fn, &ctx);
 	KUNIT_EXPECT_EQ(test, ctx.nr, 0U);
+	expect_same(test, ctx.objs[1], ctx.objs[0]);
+	KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(ctx.objs[2]),
+			    kasan_reset_tag(ctx.objs[0]));
+	kmem_cache_free(ctx.s, ctx.objs[1]);
+	if (ctx.objs[2] != ctx.objs[1])
+		kmem_cache_free(ctx.s, ctx.objs[2]);
+
+	slqbt_run_on(test, 0, double_free_bulk_fn, &ctx);
+	KUNIT_EXPECT_EQ(test, ctx.nr, 1U);
 	expect_same(test, ctx.objs[1], ctx.objs[0]);
 	KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(ctx.objs[2]),
 			    kasan_reset_tag(ctx.objs[0]));
@@ -439,6 +471,40 @@ static void slqb_test_lockless_pop_aba_bulk(struct kunit *test)
 	check_lockless_pop_aba(test, true);
 }
 
+/*
+ * slqb_set_tunables() stores hiwater and freebatch one after the other. A
+ * refill that reads them in between, hiwater lowered and freebatch not yet,
+ * must still take no more objects than the slab has free: the objects it
+ * hands out are those of the slab, each once, and nothing crashes.
+ */
+static void slqb_test_torn_tunables(struct kunit *test)
+{
+	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	unsigned int hiwater, batch, i, j;
+	struct kmem_cache *s;
+
+	s = slqbt_cache(test, "slqb_test_torn", TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx.s = s;
+	ctx.nr = s->objects;
+	KUNIT_ASSERT_GT(test, ctx.nr, SLQB_MIN_HIWATER);
+	KUNIT_ASSERT_LE(test, ctx.nr, TEST_MAX_OBJS);
+	hiwater = s->hiwater;
+	batch = s->freebatch;
+	/* The pair a reader sees half-way through a write of both. */
+	WRITE_ONCE(s->hiwater, SLQB_MIN_HIWATER);
+	WRITE_ONCE(s->freebatch, 2 * ctx.nr);
+	slqbt_run_on(test, raw_smp_processor_id(), slqbt_do_alloc, &ctx);
+	WRITE_ONCE(s->freebatch, batch);
+	WRITE_ONCE(s->hiwater, hiwater);
+
+	KUNIT_EXPECT_EQ(test, in_use(s), (long)ctx.nr);
+	for (i = 0; i < ctx.nr; i++)
+		for (j = 0; j < i; j++)
+			KUNIT_ASSERT_PTR_NE(test, ctx.objs[i], ctx.objs[j]);
+	kmem_cache_free_bulk(s, ctx.nr, ctx.objs);
+	slqbt_destroy_empty(test, s);
+}
+
 static struct kunit_case slqb_lifo_cases[] = {
 	KUNIT_CASE(slqb_test_lifo_reuse),
 	KUNIT_CASE(slqb_test_flush_batch),
@@ -448,6 +514,7 @@ static struct kunit_case slqb_lifo_cases[] = {
 	KUNIT_CASE(slqb_test_new_slab_remote_push),
 	KUNIT_CASE(slqb_test_lockless_pop_aba),
 	KUNIT_CASE(slqb_test_lockless_pop_aba_bulk),
+	KUNIT_CASE(slqb_test_torn_tunables),
 	{}
 };
 

@@ -3,11 +3,14 @@
  * KUnit suite slqb_slab: slabs and the page allocator. Where the free
  * pointer lies in an object, the order of a new slab's free objects, the
  * orders of slabs of large objects and the fallback to a smaller one, the
- * flags and interrupt state of page allocations, and the report of an
- * allocation that gets no slab.
+ * flags and interrupt state of page allocations, the report of an
+ * allocation that gets no slab, the slabs of the emergency reserves, and
+ * object counts that never read as a page type.
  */
 
+#include <linux/kfence.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 
 #include "slqb_kunit.h"
 
@@ -207,6 +210,50 @@ static void slqb_test_large_order_fallback(struct kunit *test)
 }
 
 /*
+ * The larger order is had only if it is free now: asked for without direct
+ * reclaim, without waking kswapd and never from the emergency reserves,
+ * whatever the caller allows. The fallback to the smallest order is asked
+ * for with the caller's own flags.
+ */
+static void slqb_test_large_order_flags(struct kunit *test)
+{
+	struct slqb_test_watch w = {};
+	struct kmem_cache *s;
+	void *p, *q;
+
+	s = slqbt_cache(test, "slqb_test_order_gfp", PAGE_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_GT(test, s->order, s->min_order);
+	slqb_test_watch_pages(s, &w);
+	p = slqbt_obj(s, NUMA_NO_NODE);
+	slqb_test_watch_pages(NULL, NULL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_GE(test, w.calls, 1U);
+	KUNIT_EXPECT_FALSE(test, w.first_flags & __GFP_DIRECT_RECLAIM);
+	KUNIT_EXPECT_FALSE(test, w.first_flags & __GFP_KSWAPD_RECLAIM);
+	KUNIT_EXPECT_FALSE(test, w.first_flags & __GFP_NOFAIL);
+	KUNIT_EXPECT_TRUE(test, w.first_flags & __GFP_NOMEMALLOC);
+	KUNIT_EXPECT_TRUE(test, w.first_flags & __GFP_NOWARN);
+
+	/* A fresh cache: its first slab comes from the fallback. */
+	kmem_cache_free(s, p);
+	slqbt_destroy_empty(test, s);
+	s = slqbt_cache(test, "slqb_test_order_gfp", PAGE_SIZE, 0, 0, NULL);
+	memset(&w, 0, sizeof(w));
+	slqb_test_fail_orders(s, s->min_order + 1);
+	slqb_test_watch_pages(s, &w);
+	q = slqbt_obj(s, NUMA_NO_NODE);
+	slqb_test_watch_pages(NULL, NULL);
+	slqb_test_fail_orders(NULL, 0);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, w.calls, 2U);
+	KUNIT_EXPECT_TRUE(test, w.last_flags & __GFP_DIRECT_RECLAIM);
+	KUNIT_EXPECT_TRUE(test, w.last_flags & __GFP_KSWAPD_RECLAIM);
+	KUNIT_EXPECT_FALSE(test, w.last_flags & __GFP_NOMEMALLOC);
+	kmem_cache_free(s, q);
+	slqbt_destroy_empty(test, s);
+}
+
+/*
  * A caller that had interrupts disabled never gets them enabled behind its
  * back, however its GFP flags read, and gets no direct reclaim.
  */
@@ -247,13 +294,177 @@ static void slqb_test_no_slab_report(struct kunit *test)
 	slqbt_destroy_empty(test, s);
 }
 
+/* An object of @s for a caller with @gfp, KFENCE's samples given back. */
+static void *obj_gfp(struct kmem_cache *s, gfp_t gfp, int node)
+{
+	void *p;
+
+	for (;;) {
+		p = kmem_cache_alloc_node(s, gfp, node);
+		if (!p || !is_kfence_address(p))
+			return p;
+		kmem_cache_free(s, p);
+	}
+}
+
+static bool from_reserves(void *object)
+{
+	return slab_test_pfmemalloc(virt_to_slab(object));
+}
+
+struct pfmemalloc_ctx {
+	struct kunit *test;
+	struct kmem_cache *s;
+	void **objs;
+	unsigned int nr;
+	void *kept;		/* an object of the emergency slab, in use */
+};
+
+static int pfmemalloc_fn(void *arg)
+{
+	struct pfmemalloc_ctx *ctx = arg;
+	struct kunit *test = ctx->test;
+	struct kmem_cache *s = ctx->s;
+	gfp_t plain = GFP_KERNEL | __GFP_NOMEMALLOC;
+	void *e, *o;
+	unsigned int i;
+
+	/* A caller entitled to the reserves, and a slab made of them. */
+	slqb_test_pfmemalloc_slabs(s);
+	e = obj_gfp(s, GFP_KERNEL | __GFP_MEMALLOC, NUMA_NO_NODE);
+	slqb_test_pfmemalloc_slabs(NULL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_ASSERT_TRUE(test, from_reserves(e));
+	/* The next entitled caller takes from it, not from a new slab. */
+	ctx->kept = obj_gfp(s, GFP_KERNEL | __GFP_MEMALLOC, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->kept);
+	KUNIT_EXPECT_PTR_EQ(test, virt_to_slab(ctx->kept), virt_to_slab(e));
+
+	/* Nobody else gets its objects: not from the LIFO after a refill... */
+	o = obj_gfp(s, plain, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	KUNIT_EXPECT_FALSE(test, from_reserves(o));
+	/* ...nor after one of them was freed on this CPU... */
+	kmem_cache_free(s, e);
+	ctx->objs[0] = o;
+	ctx->objs[1] = obj_gfp(s, plain, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, ctx->objs[1]);
+	KUNIT_EXPECT_FALSE(test, from_reserves(ctx->objs[1]));
+	/* ...nor from the node's list... */
+	ctx->objs[2] = obj_gfp(s, plain | __GFP_THISNODE, numa_mem_id());
+	KUNIT_ASSERT_NOT_NULL(test, ctx->objs[2]);
+	KUNIT_EXPECT_FALSE(test, from_reserves(ctx->objs[2]));
+	/* ...nor in bulk. */
+	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, plain, ctx->nr - 3,
+						    ctx->objs + 3),
+			(int)ctx->nr - 3);
+	for (i = 3; i < ctx->nr; i++)
+		KUNIT_EXPECT_FALSE(test, from_reserves(ctx->objs[i]));
+	return 0;
+}
+
+/*
+ * A slab made from the emergency reserves (page_is_pfmemalloc()) serves
+ * only callers that gfp_pfmemalloc_allowed() entitles to them, on every
+ * path: an ordinary caller gets none of its objects, from a LIFO, from the
+ * node's list or in bulk, even after an entitled caller freed one of them
+ * on the same CPU; and once it is empty it goes back to the page allocator,
+ * not to the reserve of empty slabs. Else the reserves drain into the rest
+ * of the kernel, and an skb that did not ask for them (kmalloc_reserve())
+ * gets them unmarked.
+ */
+static void slqb_test_pfmemalloc(struct kunit *test)
+{
+	struct pfmemalloc_ctx ctx = { .test = test, .objs = test_array(test) };
+
+	ctx.s = slqbt_cache(test, "slqb_test_pfmemalloc", TEST_OBJ_SIZE, 0, 0,
+			    NULL);
+	ctx.nr = min_t(unsigned int, 2 * ctx.s->objects + 3, TEST_MAX_OBJS);
+	slqbt_run_on(test, raw_smp_processor_id(), pfmemalloc_fn, &ctx);
+	slqb_test_pfmemalloc_slabs(NULL);
+	KUNIT_ASSERT_NOT_NULL(test, ctx.kept);
+
+	kmem_cache_free_bulk(ctx.s, ctx.nr, ctx.objs);
+	kmem_cache_shrink(ctx.s);
+	/* What is left is the emergency slab of the object kept... */
+	KUNIT_EXPECT_EQ(test, total_slabs(ctx.s), 1L);
+	KUNIT_EXPECT_EQ(test, in_use(ctx.s), 1L);
+	/* ...which its last free gives back at once, reserve or not. */
+	kmem_cache_free_bulk(ctx.s, 1, &ctx.kept);
+	KUNIT_EXPECT_EQ(test, total_slabs(ctx.s), 0L);
+	slqbt_destroy_empty(test, ctx.s);
+}
+
+/* Whether @page reads as one of the page types of 6.1. */
+static bool reads_as_page_type(struct page *page)
+{
+	return PageBuddy(page) || PageOffline(page) || PageTable(page) ||
+	       PageGuard(page);
+}
+
+/*
+ * slab->inuse and slab->objects share the word of page_type. However many
+ * objects a slab holds and however many of them are in use, its page must
+ * not read as a page type: compaction and memory offline would take a live
+ * slab for a free page. First the counts at their bounds, then the fullest
+ * slab that slqb_min_order can ask for.
+ */
+static void slqb_test_counts_not_page_type(struct kunit *test)
+{
+	static const unsigned int inuse[] = { 0, 1, 0x7f, 0x80, 0xff,
+					      SLQB_MAX_OBJECTS };
+	struct page *page = kunit_kzalloc(test, sizeof(*page), GFP_KERNEL);
+	unsigned int i, order, size, n, most = 0, size_most = 0, order_most = 0;
+	struct kmem_cache *s;
+	struct slab *slab;
+	void *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	slab = (struct slab *)page;
+	for (i = 0; i < ARRAY_SIZE(inuse); i++) {
+		slab->objects = SLQB_MAX_OBJECTS;
+		slab->inuse = inuse[i];
+		KUNIT_EXPECT_FALSE_MSG(test, reads_as_page_type(page),
+				       "objects %u, inuse %u", slab->objects,
+				       slab->inuse);
+	}
+
+	/* The most objects that a slab of up to 8 MiB can hold. */
+	for (order = 0; order < MAX_ORDER && (PAGE_SIZE << order) <= SZ_8M;
+	     order++) {
+		size = ALIGN(DIV_ROUND_UP(PAGE_SIZE << order, SLQB_MAX_OBJECTS),
+			     sizeof(void *));
+		n = (PAGE_SIZE << order) / size;
+		if (n > most) {
+			most = n;
+			size_most = size;
+			order_most = order;
+		}
+	}
+	order = slqb_test_min_order(order_most);
+	s = slqbt_cache(test, "slqb_test_fullest", size_most, 0, 0, NULL);
+	slqb_test_min_order(order);
+	p = slqbt_obj(s, NUMA_NO_NODE);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	slab = virt_to_slab(p);
+	kunit_info(test, "%u objects of %u bytes in an order-%u slab\n",
+		   slab->objects, s->size, folio_order(slab_folio(slab)));
+	KUNIT_EXPECT_LE(test, (unsigned int)slab->objects, SLQB_MAX_OBJECTS);
+	KUNIT_EXPECT_FALSE(test, reads_as_page_type(slab_page(slab)));
+	kmem_cache_free(s, p);
+	slqbt_destroy_empty(test, s);
+}
+
 static struct kunit_case slqb_slab_cases[] = {
 	KUNIT_CASE(slqb_test_freeptr_mid),
 	KUNIT_CASE(slqb_test_freelist_random),
 	KUNIT_CASE(slqb_test_large_order_objects),
 	KUNIT_CASE(slqb_test_large_order_fallback),
+	KUNIT_CASE(slqb_test_large_order_flags),
 	KUNIT_CASE(slqb_test_irqs_stay_off),
 	KUNIT_CASE(slqb_test_no_slab_report),
+	KUNIT_CASE(slqb_test_pfmemalloc),
+	KUNIT_CASE(slqb_test_counts_not_page_type),
 	{}
 };
 

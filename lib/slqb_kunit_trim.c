@@ -110,9 +110,9 @@ static void slqb_test_shrinker_drains(struct kunit *test)
 	for (i = 0; i < n; i++)
 		kmem_cache_free(s, objs[i]);
 	KUNIT_ASSERT_GT(test, queued_objects(s), 0L);
-	KUNIT_EXPECT_GE(test, slqb_test_shrinker(false),
+	KUNIT_EXPECT_GE(test, slqb_test_shrinker(0),
 			(unsigned long)queued_objects(s));
-	KUNIT_EXPECT_GT(test, slqb_test_shrinker(true), 0UL);
+	KUNIT_EXPECT_GT(test, slqb_test_shrinker(ULONG_MAX), 0UL);
 	KUNIT_EXPECT_EQ(test, queued_objects(s), 0L);
 	KUNIT_EXPECT_EQ(test, total_slabs(s), 0L);
 	kmem_cache_destroy(s);
@@ -397,10 +397,55 @@ static void slqb_test_cpu_offline(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/* Queue hiwater objects of @s on this CPU's LIFO. */
+static void fill_lifo_of(struct kunit *test, struct kmem_cache *s,
+			 void **objs)
+{
+	unsigned int i, n = s->hiwater;
+
+	for (i = 0; i < n; i++) {
+		objs[i] = slqbt_obj(s, NUMA_NO_NODE);
+		KUNIT_ASSERT_NOT_NULL(test, objs[i]);
+	}
+	for (i = 0; i < n; i++)
+		kmem_cache_free(s, objs[i]);
+}
+
+/*
+ * A scan of the shrinker gives back what it was asked for, not everything:
+ * it drains the caches, newest first, until it has freed nr_to_scan
+ * objects. Asked for one, it drains the newest cache that queues objects
+ * and leaves an older one alone; asked for all, it drains both.
+ */
+static void slqb_test_shrinker_nr_to_scan(struct kunit *test)
+{
+	void **objs = test_array(test);
+	struct kmem_cache *older, *newer;
+
+	older = slqbt_cache(test, "slqb_test_shrink_old", TEST_OBJ_SIZE, 0, 0,
+			    NULL);
+	newer = slqbt_cache(test, "slqb_test_shrink_new", TEST_OBJ_SIZE, 0, 0,
+			    NULL);
+	fill_lifo_of(test, older, objs);
+	fill_lifo_of(test, newer, objs);
+	KUNIT_ASSERT_GT(test, queued_objects(older), 0L);
+	KUNIT_ASSERT_GT(test, queued_objects(newer), 0L);
+
+	KUNIT_EXPECT_GE(test, slqb_test_shrinker(1), 1UL);
+	KUNIT_EXPECT_EQ(test, queued_objects(newer), 0L);
+	KUNIT_EXPECT_GT(test, queued_objects(older), 0L);
+
+	KUNIT_EXPECT_GT(test, slqb_test_shrinker(ULONG_MAX), 0UL);
+	KUNIT_EXPECT_EQ(test, queued_objects(older), 0L);
+	kmem_cache_destroy(newer);
+	kmem_cache_destroy(older);
+}
+
 static struct kunit_case slqb_trim_cases[] = {
 	KUNIT_CASE(slqb_test_empty_slabs_freed),
 	KUNIT_CASE(slqb_test_shrink_empties_queues),
 	KUNIT_CASE(slqb_test_shrinker_drains),
+	KUNIT_CASE(slqb_test_shrinker_nr_to_scan),
 	KUNIT_CASE(slqb_test_shutdown_busy),
 	KUNIT_CASE(slqb_test_trim_idle),
 	KUNIT_CASE(slqb_test_trim_wakes_idle),

@@ -77,6 +77,26 @@
  *
  * A slab's node list is that of the node its memory is on, always.
  *
+ * Emergency reserves
+ * ------------------
+ * A slab made of pages that the page allocator gave from its emergency
+ * reserves (slab_test_pfmemalloc()) serves only callers entitled to them
+ * (gfp_pfmemalloc_allowed()): the reserves are what reclaim, and swap over
+ * the network, make progress with, and an skb that did not ask for them
+ * must not get them unmarked (kmalloc_reserve()). Such a slab never joins
+ * a CPU list, and its objects never wait on a LIFO, rlist or remote queue:
+ *
+ *  - the node list owns it, behind all other partial slabs (partial_add());
+ *    a refill or a node-specific allocation takes from it only for an
+ *    entitled caller (node_partial(), adopt_node_slab()), one object at a
+ *    time, and only when nothing else is left;
+ *  - a free, single or bulk, sends its object straight home;
+ *  - once empty, it goes back to the page allocator, never to the reserve
+ *    of empty slabs.
+ *
+ * The larger slab order is never asked of the emergency reserves, nor with
+ * reclaim (slqb_new_slab()).
+ *
  * Ownership
  * ---------
  * A slab's owner (slab->list) is a CPU list or the node list of the slab's
@@ -108,7 +128,8 @@
  *    the reserve down to its bound once it is idle;
  *  - drains (drain_all_cpus_locked()): an IPI to every CPU, which empties
  *    its own queues; for shrink, destroy, memory offline and the shrinker
- *    (slqb_shrink_scan(), reclaim context, which only trylocks);
+ *    (slqb_shrink_scan(), reclaim context, which only trylocks, and drains
+ *    caches one at a time until it freed what reclaim asked for);
  *  - memory notifier (slqb_memory_callback()): adds node lists before a node
  *    gets memory, and IPIs the CPUs whose local node changed;
  *  - CPU hotplug callbacks: slqb_cpu_dead() drains a dead CPU's lists into
@@ -228,8 +249,7 @@ static __always_inline void slab_put_chain(struct kmem_cache *s,
 	set_freepointer(s, tail, slab->freelist);
 	slab->freelist = head;
 	if (slab->inuse == slab->objects) {
-		list_add(&slab->slab_list, &l->partial);
-		l->nr_partial++;
+		partial_add(l, slab);
 		stat(l, FLUSH_SLAB_PARTIAL);
 	}
 	slab->inuse -= nr;
@@ -550,17 +570,19 @@ static __always_inline void slab_taken(struct kmem_cache_list *l,
 /*
  * Refill the empty LIFO from the first partial slab: its whole freelist in
  * one move when that fits under hiwater, else its first freebatch objects,
- * which takes a walk along them.
+ * which takes a walk along them. A write to the tunables may be seen half
+ * done, with a freebatch above hiwater: never walk past the freelist's end.
  */
 static void fill_lifo(struct kmem_cache *s, struct kmem_cache_list *l)
 {
 	struct slab *slab = list_first_entry(&l->partial, struct slab,
 					     slab_list);
 	unsigned int n = slab_free_objects(s, slab), i;
+	unsigned int batch = READ_ONCE(s->freebatch);
 	void *head = slab->freelist, *last = head;
 
-	if (n > s->hiwater) {
-		n = s->freebatch;
+	if (n > READ_ONCE(s->hiwater) && n > batch) {
+		n = batch;
 		for (i = 1; i < n; i++)
 			last = get_freepointer(s, last);
 		slab->freelist = get_freepointer(s, last);
@@ -613,24 +635,50 @@ static struct slab *reserve_take(struct kmem_cache *s,
 
 /*
  * Take a partial slab left on the local node list, or else a slab of the
- * node's reserve, rather than a new one.
+ * node's reserve, rather than a new one. A slab of the emergency reserves
+ * never joins a CPU list: if only such slabs are left, a caller entitled to
+ * them gets one object here, and a caller that is not gets nothing.
  */
-static void adopt_node_slab(struct kmem_cache *s, struct kmem_cache_list *l)
+static void *adopt_node_slab(struct kmem_cache *s, struct kmem_cache_list *l,
+			     gfp_t gfpflags)
 {
 	struct kmem_cache_node *n = get_node(s, slqb_local_node());
 	struct slab *slab;
+	void *object = NULL;
 
 	if (!n || !(READ_ONCE(n->list.nr_partial) |
 		    READ_ONCE(n->list.nr_empty)))
-		return;
+		return NULL;
 	spin_lock(&n->list_lock);
 	slab = list_first_entry_or_null(&n->list.partial, struct slab,
 					slab_list);
-	if (slab)
+	if (slab && likely(!slab_test_pfmemalloc(slab))) {
 		list_move_slab(s, &n->list, l, slab);
-	else
-		reserve_take(s, n, l);
+	} else if (!reserve_take(s, n, l) && slab &&
+		   gfp_pfmemalloc_allowed(gfpflags)) {
+		object = slab_take_object(s, &n->list, slab);
+		stat(&n->list, ALLOC);
+	}
 	spin_unlock(&n->list_lock);
+	return object;
+}
+
+/*
+ * Put a new slab on the list of its node and take one object of it, under
+ * the node's lock.
+ */
+static void *node_slab_object(struct kmem_cache *s, struct slab *slab)
+{
+	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
+	void *object;
+
+	spin_lock(&n->list_lock);
+	list_add_slab(s, &n->list, slab);
+	stat(&n->list, ALLOC_SLAB_NEW);
+	object = slab_take_object(s, &n->list, slab);
+	stat(&n->list, ALLOC);
+	spin_unlock(&n->list_lock);
+	return object;
 }
 
 /* Pop the head of the LIFO, which is not empty, with interrupts disabled. */
@@ -654,6 +702,7 @@ static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
 	struct kmem_cache_list *l = &c->list;
 	struct slab *slab;
 	unsigned long now;
+	void *object;
 
 	/* The LIFO ran dry: see slqb_remote_over_cap(). */
 	now = jiffies;
@@ -661,12 +710,18 @@ static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
 		WRITE_ONCE(c->dry_stamp, now);
 	if (READ_ONCE(l->remote_head) && claim_to_lifo(s, l))
 		return lifo_pop(s, l);
-	if (list_empty(&l->partial))
-		adopt_node_slab(s, l);
+	if (list_empty(&l->partial)) {
+		object = adopt_node_slab(s, l, gfpflags);
+		if (unlikely(object))
+			return object;
+	}
 	if (list_empty(&l->partial)) {
 		slab = new_slab_irqoff(s, gfpflags, slqb_local_node(), irqflags);
 		if (!slab)
 			return NULL;
+		/* See "Emergency reserves" at the top. */
+		if (unlikely(slab_test_pfmemalloc(slab)))
+			return node_slab_object(s, slab);
 		l = &this_cpu_ptr(s->cpu_slab)->list;
 		list_add_slab(s, l, slab);
 		stat(l, ALLOC_SLAB_NEW);
@@ -709,8 +764,7 @@ static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 	}
 
 	spin_lock(&n->list_lock);
-	slab = list_first_entry_or_null(&n->list.partial, struct slab,
-					slab_list);
+	slab = node_partial(&n->list, gfpflags);
 	if (!slab)
 		slab = reserve_take(s, n, &n->list);
 	if (slab) {
@@ -731,14 +785,7 @@ static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 	}
 	if (!slab)
 		return NULL;
-	n = get_node(s, slab_nid(slab));
-	spin_lock(&n->list_lock);
-	list_add_slab(s, &n->list, slab);
-	stat(&n->list, ALLOC_SLAB_NEW);
-	object = slab_take_object(s, &n->list, slab);
-	stat(&n->list, ALLOC);
-	spin_unlock(&n->list_lock);
-	return object;
+	return node_slab_object(s, slab);
 }
 
 /* Allocation: the fast path */
@@ -1066,8 +1113,8 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 
 /*
  * Free one object with interrupts disabled. An object of the local memory
- * node goes on this CPU's LIFO, whoever owns its slab; one of another node
- * goes home at once.
+ * node goes on this CPU's LIFO, whoever owns its slab; one of another node,
+ * or of a slab of the emergency reserves, goes home at once.
  */
 static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 					void *object)
@@ -1076,7 +1123,8 @@ static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 	struct kmem_cache_list *l = &c->list;
 
 	stat(l, FREE);
-	if (likely(slab_nid(slab) == slqb_local_node())) {
+	if (likely(slab_nid(slab) == slqb_local_node() &&
+		   !slab_test_pfmemalloc(slab))) {
 		set_freepointer(s, object, l->freelist);
 		l->freelist = object;
 		if (likely(++l->nr <= s->hiwater))
@@ -1292,6 +1340,19 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 	init = slqb_init_on_free(run->s);
 	run->head = NULL;
 	for (i = size; i < end; i++) {
+		/*
+		 * The naive double free, the object twice in a row: linked to
+		 * itself, it would be allocated twice. As in slab_free(),
+		 * KASAN reports it if it is on.
+		 */
+		if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
+		    unlikely(p[i] == run->head)) {
+			if (!kasan_slab_free(run->s, p[i], false))
+				report_double_free(run->s, p[i], _RET_IP_);
+			p[i] = NULL;
+			run->nr--;
+			continue;
+		}
 		/* Quarantined by KASAN: left out of the run, marked done. */
 		if (slab_free_hook(run->s, p[i], init)) {
 			p[i] = NULL;
@@ -1310,7 +1371,8 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 
 /*
  * A run of the local node goes onto the LIFO while it fits under hiwater;
- * otherwise it goes home, in one move.
+ * otherwise, and always for a slab of the emergency reserves, it goes home,
+ * in one move.
  */
 static __always_inline void free_run(struct slqb_run *run)
 {
@@ -1322,7 +1384,8 @@ static __always_inline void free_run(struct slqb_run *run)
 	bool local;
 
 	local_irq_save(flags);
-	local = slab_nid(run->slab) == slqb_local_node();
+	local = slab_nid(run->slab) == slqb_local_node() &&
+		!slab_test_pfmemalloc(run->slab);
 	c = this_cpu_ptr(s->cpu_slab);
 	l = &c->list;
 	stat_add(l, FREE, run->nr);
@@ -1499,7 +1562,13 @@ static __always_inline int __alloc_bulk(struct kmem_cache *s, gfp_t flags,
 done:
 
 	if (unlikely(i < size)) {
-		slab_post_alloc_hook(s, objcg, flags, i, p, false);
+		/*
+		 * memcg was charged for @size objects: its hook settles the
+		 * charge of each object, and gives back that of each empty
+		 * slot. The objects then go back as any others do.
+		 */
+		memset(p + i, 0, (size - i) * sizeof(*p));
+		slab_post_alloc_hook(s, objcg, flags, size, p, false);
 		kmem_cache_free_bulk(s, i, p);
 		return 0;
 	}

@@ -56,6 +56,15 @@
 #define SLQB_LARGE_OBJECTS	16
 
 /*
+ * The most objects a slab may hold. slab->inuse and slab->objects share the
+ * word in which struct page keeps page_type: a value with the top four bits
+ * of PAGE_TYPE_BASE set would read as a page type, PageBuddy() for one, to
+ * compaction and memory offline. Both stay below 0xf000, so neither half of
+ * the word can set them, whatever the byte order.
+ */
+#define SLQB_MAX_OBJECTS	((PAGE_TYPE_BASE >> 16) - 1)
+
+/*
  * The trim work runs every SLQB_TRIM_INTERVAL; a CPU that still queues
  * objects is woken for it SLQB_TRIM_WAKE_SLACK after a pass it missed.
  */
@@ -230,13 +239,44 @@ static inline void list_disown_slab(struct kmem_cache_list *l,
 	atomic_long_sub(slab->objects, &l->nr_objects);
 }
 
+/*
+ * Put @slab on the partial list of @l: at the head, but a slab of the
+ * emergency reserves at the tail. Only node lists own those (see "Emergency
+ * reserves" in mm/slqb.c), and they stay behind all the others there, so
+ * that node_partial() finds them only where nothing else is left.
+ */
+static inline void partial_add(struct kmem_cache_list *l, struct slab *slab)
+{
+	if (unlikely(slab_test_pfmemalloc(slab)))
+		list_add_tail(&slab->slab_list, &l->partial);
+	else
+		list_add(&slab->slab_list, &l->partial);
+	l->nr_partial++;
+}
+
+/*
+ * The partial slab of node list @l that an allocation with @flags takes
+ * objects from: the first, unless it is a slab of the emergency reserves
+ * (then all left are) and @flags do not entitle the caller to them.
+ */
+static inline struct slab *node_partial(struct kmem_cache_list *l,
+					gfp_t flags)
+{
+	struct slab *slab = list_first_entry_or_null(&l->partial, struct slab,
+						     slab_list);
+
+	if (slab && unlikely(slab_test_pfmemalloc(slab)) &&
+	    !gfp_pfmemalloc_allowed(flags))
+		return NULL;
+	return slab;
+}
+
 static inline void list_add_slab(struct kmem_cache *s,
 				 struct kmem_cache_list *l, struct slab *slab)
 {
 	WRITE_ONCE(slab->list, l);
 	list_own_slab(l, slab);
-	list_add(&slab->slab_list, &l->partial);
-	l->nr_partial++;
+	partial_add(l, slab);
 	l->slab_free += slab_free_objects(s, slab);
 }
 
@@ -332,13 +372,19 @@ void __init slqb_hotplug_init(void);
 
 extern nodemask_t slqb_nodes;
 
-/* The list of @node for a node-specific allocation: NULL for no node. */
+/*
+ * The list of @node for a node-specific allocation: NULL for no node. Memory
+ * hot-add publishes a new list before the node's bit, but a reader that sees
+ * the bit may still read the pointer from before: NULL, no node yet. One it
+ * reads is initialised (the release in slqb_node_lists_online(), and the
+ * dependency of what it reads through the pointer).
+ */
 static inline struct kmem_cache_node *
 slqb_alloc_node_list(struct kmem_cache *s, int node)
 {
 	if ((unsigned int)node >= nr_node_ids || !node_isset(node, slqb_nodes))
 		return NULL;
-	return get_node(s, node);
+	return READ_ONCE(s->node[node]);
 }
 
 /*
@@ -514,6 +560,7 @@ static inline void slqb_forget_early_aliases(struct kmem_cache *s)
 struct slqb_test_watch {
 	unsigned int calls;
 	gfp_t first_flags;
+	gfp_t last_flags;
 	bool irqs_enabled;	/* in any of them */
 	unsigned int reports;	/* failures reported on the console */
 	/* if set, called before each page allocation, as an interrupt could */
@@ -532,6 +579,8 @@ struct slqb_test_hooks {
 	unsigned long busy_ticks;	/* ...this long */
 	struct kmem_cache *watch_cache;	/* page allocations are recorded... */
 	struct slqb_test_watch *watch;	/* ...here */
+	/* new slabs count as made from the emergency reserves */
+	struct kmem_cache *pfmemalloc_cache;
 };
 
 extern struct slqb_test_hooks slqb_test_hooks;
@@ -571,6 +620,7 @@ static inline void watch_pages(struct kmem_cache *s, gfp_t flags)
 	w = READ_ONCE(slqb_test_hooks.watch);
 	if (!w->calls++)
 		w->first_flags = flags;
+	w->last_flags = flags;
 	if (!irqs_disabled())
 		w->irqs_enabled = true;
 	if (w->during)
@@ -581,6 +631,11 @@ static inline void watch_report(struct kmem_cache *s)
 {
 	if (READ_ONCE(slqb_test_hooks.watch_cache) == s)
 		READ_ONCE(slqb_test_hooks.watch)->reports++;
+}
+
+static inline bool test_pfmemalloc(struct kmem_cache *s)
+{
+	return unlikely(READ_ONCE(slqb_test_hooks.pfmemalloc_cache) == s);
 }
 
 /* Let @allow more new slabs of @s be made, then fail them; NULL: stop. */
@@ -596,6 +651,10 @@ void slqb_test_fallback_node(struct kmem_cache *s, int node);
 void slqb_test_busy_ticks(struct kmem_cache *s, unsigned long ticks);
 /* Record the page allocations of @s in @w; NULL: stop. */
 void slqb_test_watch_pages(struct kmem_cache *s, struct slqb_test_watch *w);
+/* Mark the new slabs of @s as made from the emergency reserves; NULL: stop. */
+void slqb_test_pfmemalloc_slabs(struct kmem_cache *s);
+/* Set slqb_min_order for the caches created next; returns the old one. */
+unsigned int slqb_test_min_order(unsigned int order);
 
 /* One trim pass over @s on the calling CPU. */
 void slqb_test_trim(struct kmem_cache *s);
@@ -603,8 +662,11 @@ void slqb_test_trim(struct kmem_cache *s);
 void slqb_test_trim_all(void);
 /* Whether @cpu's trim is armed to wake it up (it still queues objects). */
 bool slqb_test_trim_wake_armed(int cpu);
-/* SLQB's shrinker: what it counts, or what one scan of it freed. */
-unsigned long slqb_test_shrinker(bool scan);
+/*
+ * SLQB's shrinker: what it counts (@nr_to_scan 0), or what one scan for
+ * @nr_to_scan objects freed.
+ */
+unsigned long slqb_test_shrinker(unsigned long nr_to_scan);
 /* Make a slab of @s as a caller with interrupts disabled; true if one came. */
 bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags);
 /*
@@ -642,6 +704,11 @@ static inline void watch_pages(struct kmem_cache *s, gfp_t flags)
 
 static inline void watch_report(struct kmem_cache *s)
 {
+}
+
+static inline bool test_pfmemalloc(struct kmem_cache *s)
+{
+	return false;
 }
 #endif
 

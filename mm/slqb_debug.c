@@ -433,8 +433,7 @@ void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 	n = get_node(s, node);
 	for (;;) {
 		spin_lock_irqsave(&n->list_lock, flags);
-		slab = list_first_entry_or_null(&n->list.partial, struct slab,
-						slab_list);
+		slab = node_partial(&n->list, gfpflags);
 		if (slab) {
 			object = debug_take_object(s, &n->list, slab, addr,
 						   handle);
@@ -473,21 +472,23 @@ void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 /*
  * Put @object back into @slab, owned by the node list @l, under its lock.
  * Unlike the core's slab_put_chain(), keep an empty slab while it is the
- * list's only partial one (see slqb_debug_release_empty_slabs()).
+ * list's only partial one (see slqb_debug_release_empty_slabs()), unless
+ * it is a slab of the emergency reserves.
  */
 static void debug_put_object(struct kmem_cache *s, struct kmem_cache_list *l,
 			     struct slab *slab, void *object,
 			     struct list_head *discard)
 {
 	if (slab->inuse == s->objects) {
-		list_move(&slab->slab_list, &l->partial);
-		l->nr_partial++;
+		list_del(&slab->slab_list);
+		partial_add(l, slab);
 	}
 	set_freepointer(s, object, slab->freelist);
 	slab->freelist = object;
 	slab->inuse--;
 	l->slab_free++;
-	if (!slab->inuse && l->nr_partial > 1) {
+	if (!slab->inuse &&
+	    (l->nr_partial > 1 || slab_test_pfmemalloc(slab))) {
 		list_move(&slab->slab_list, discard);
 		l->nr_partial--;
 		l->slab_free -= s->objects;

@@ -239,7 +239,8 @@ static unsigned int trim_cache(struct kmem_cache *s)
 		slqb_reserve_trim(s, n, READ_ONCE(n->list.nr_empty) / 2);
 	c = this_cpu_ptr(s->cpu_slab);
 	l = &c->list;
-	before = l->nr + atomic_read(&l->remote_nr) + c->rlist_nr;
+	/* A claim may take pushes before they count themselves: remote_nr < 0. */
+	before = l->nr + max(atomic_read(&l->remote_nr), 0) + c->rlist_nr;
 	if (!before) {
 		local_irq_enable();
 		return 0;
@@ -444,39 +445,39 @@ static struct notifier_block slqb_memory_nb = {
 /*
  * Under memory pressure the objects waiting on queues pin slabs that could
  * go back to the page allocator, and the reserves hold empty ones: the
- * shrinker counts both, and drains every cache when asked to scan. Reclaim
- * may run inside an allocation made with slab_mutex or the CPU hotplug lock
- * held, so both are only tried.
+ * shrinker counts both. A scan drains caches one at a time, in the order of
+ * slab_caches (newest first), until it has given back sc->nr_to_scan
+ * objects; a cache with nothing queued costs it no IPI. Reclaim may run
+ * inside an allocation made with slab_mutex or the CPU hotplug lock held,
+ * so both are only tried.
  */
-static unsigned long slqb_queued_objects(void)
+static unsigned long cache_queued_objects(struct kmem_cache *s)
 {
 	struct kmem_cache_node *n;
 	unsigned long nr = 0;
-	struct kmem_cache *s;
 	int cpu, node;
 
-	lockdep_assert_held(&slab_mutex);
-	list_for_each_entry(s, &slab_caches, list) {
-		for_each_possible_cpu(cpu) {
-			struct kmem_cache_cpu *c = cpu_of(s, cpu);
+	for_each_possible_cpu(cpu) {
+		struct kmem_cache_cpu *c = cpu_of(s, cpu);
 
-			nr += READ_ONCE(c->list.nr) + READ_ONCE(c->rlist_nr) +
-			      max(atomic_read(&c->list.remote_nr), 0);
-		}
-		for_each_kmem_cache_node(s, node, n)
-			nr += READ_ONCE(n->list.nr_empty) * s->objects;
+		nr += READ_ONCE(c->list.nr) + READ_ONCE(c->rlist_nr) +
+		      max(atomic_read(&c->list.remote_nr), 0);
 	}
+	for_each_kmem_cache_node(s, node, n)
+		nr += READ_ONCE(n->list.nr_empty) * s->objects;
 	return nr;
 }
 
 static unsigned long slqb_shrink_count(struct shrinker *shrinker,
 				       struct shrink_control *sc)
 {
-	unsigned long nr;
+	unsigned long nr = 0;
+	struct kmem_cache *s;
 
 	if (!mutex_trylock(&slab_mutex))
 		return 0;
-	nr = slqb_queued_objects();
+	list_for_each_entry(s, &slab_caches, list)
+		nr += cache_queued_objects(s);
 	mutex_unlock(&slab_mutex);
 	return nr ?: SHRINK_EMPTY;
 }
@@ -484,7 +485,7 @@ static unsigned long slqb_shrink_count(struct shrinker *shrinker,
 static unsigned long slqb_shrink_scan(struct shrinker *shrinker,
 				      struct shrink_control *sc)
 {
-	unsigned long before, after;
+	unsigned long before, after, freed = 0;
 	struct kmem_cache *s;
 
 	if (!cpus_read_trylock())
@@ -493,13 +494,20 @@ static unsigned long slqb_shrink_scan(struct shrinker *shrinker,
 		cpus_read_unlock();
 		return SHRINK_STOP;
 	}
-	before = slqb_queued_objects();
-	list_for_each_entry(s, &slab_caches, list)
+	list_for_each_entry(s, &slab_caches, list) {
+		if (freed >= sc->nr_to_scan)
+			break;
+		before = cache_queued_objects(s);
+		if (!before)
+			continue;
 		drain_all_cpus_locked(s);
-	after = slqb_queued_objects();
+		after = cache_queued_objects(s);
+		if (before > after)
+			freed += before - after;
+	}
 	mutex_unlock(&slab_mutex);
 	cpus_read_unlock();
-	return before > after ? before - after : 0;
+	return freed;
 }
 
 static struct shrinker slqb_shrinker = {
@@ -561,9 +569,11 @@ bool slqb_test_trim_wake_armed(int cpu)
 }
 
 /* Retried while the callback could not take its locks (0 or SHRINK_STOP). */
-unsigned long slqb_test_shrinker(bool scan)
+unsigned long slqb_test_shrinker(unsigned long nr_to_scan)
 {
-	struct shrink_control sc = { .gfp_mask = GFP_KERNEL };
+	struct shrink_control sc = { .gfp_mask = GFP_KERNEL,
+				     .nr_to_scan = nr_to_scan };
+	bool scan = nr_to_scan;
 	unsigned long ret;
 	int tries = 2000;
 

@@ -26,8 +26,6 @@ static unsigned int slqb_min_order;
 static unsigned int slqb_min_objects = 1;
 
 #define SLQB_MAX_MIN_OBJECTS	1024
-/* slab->objects is 16 bits wide. */
-#define SLQB_MAX_OBJECTS	U16_MAX
 
 /* The cache of kmem_cache_node structures and its static bootstrap copy. */
 static struct kmem_cache *kmem_cache_node;
@@ -146,7 +144,11 @@ static inline void count_node_slab(struct kmem_cache *s, struct slab *slab,
 
 /*
  * A new slab, with its objects on its freelist. It is of s->order when the
- * page allocator has that at hand without reclaim, else of s->min_order.
+ * page allocator has that at hand, else of s->min_order. The larger order
+ * is only worth having if it is free now: it is asked for without reclaim
+ * or compaction (which the failure of a costly order would otherwise start,
+ * and wake kswapd for), and never from the emergency reserves. Only the
+ * fallback to s->min_order gets the caller's own flags.
  */
 struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 {
@@ -164,7 +166,8 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 		return NULL;
 	if (order > s->min_order)
 		folio = alloc_slab_pages(s, (flags | __GFP_NOWARN |
-					     __GFP_NORETRY) & ~__GFP_NOFAIL,
+					     __GFP_NORETRY | __GFP_NOMEMALLOC) &
+					 ~(__GFP_RECLAIM | __GFP_NOFAIL),
 					 node, order);
 	if (!folio) {
 		order = s->min_order;
@@ -176,7 +179,7 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 
 	slab = folio_slab(folio);
 	__folio_set_slab(folio);
-	if (page_is_pfmemalloc(folio_page(folio, 0)))
+	if (page_is_pfmemalloc(folio_page(folio, 0)) || test_pfmemalloc(s))
 		slab_set_pfmemalloc(slab);
 	slab->slab_cache = s;
 	slab->list = NULL;
@@ -251,7 +254,8 @@ static void free_empty_slab(struct kmem_cache *s, struct slab *slab)
  * again does not go through the page allocator, and build a freelist, for
  * every slab. The node's list owns them, under its list_lock, with every
  * object on the slab's freelist. Trim, shrink, the shrinker and memory
- * hotplug give them back. Debugged caches keep none. Up to @limit slabs:
+ * hotplug give them back. Debugged caches keep none, and no cache keeps a
+ * slab of the emergency reserves: those go back at once. Up to @limit slabs:
  * s->reserve, or more on the local node for the claim of an allocating
  * owner's queue, which the owner's cap timer gives back (see
  * slqb_claim_work()).
@@ -263,7 +267,8 @@ static bool reserve_keep(struct kmem_cache *s, struct slab *slab,
 	unsigned long flags;
 	bool kept = false;
 
-	if (!n || slqb_debug_cache(s) || READ_ONCE(n->list.nr_empty) >= limit)
+	if (!n || slqb_debug_cache(s) || READ_ONCE(n->list.nr_empty) >= limit ||
+	    slab_test_pfmemalloc(slab))
 		return false;
 	spin_lock_irqsave(&n->list_lock, flags);
 	if (n->list.nr_empty < limit) {
@@ -524,7 +529,8 @@ int slqb_node_lists_online(int nid)
 		if (!n)
 			return -ENOMEM;
 		init_node_list(s, n);
-		s->node[nid] = n;
+		/* Pairs with slqb_alloc_node_list(): the list is ready first. */
+		smp_store_release(&s->node[nid], n);
 	}
 	node_set(nid, slqb_nodes);
 	return 0;
@@ -1015,5 +1021,22 @@ void slqb_test_watch_pages(struct kmem_cache *s, struct slqb_test_watch *w)
 	WRITE_ONCE(slqb_test_hooks.watch_cache, NULL);
 	WRITE_ONCE(slqb_test_hooks.watch, w);
 	WRITE_ONCE(slqb_test_hooks.watch_cache, s);
+}
+
+void slqb_test_pfmemalloc_slabs(struct kmem_cache *s)
+{
+	WRITE_ONCE(slqb_test_hooks.pfmemalloc_cache, s);
+}
+
+/* Only cache creation reads it, under slab_mutex. */
+unsigned int slqb_test_min_order(unsigned int order)
+{
+	unsigned int old;
+
+	mutex_lock(&slab_mutex);
+	old = slqb_min_order;
+	slqb_min_order = order;
+	mutex_unlock(&slab_mutex);
+	return old;
 }
 #endif
