@@ -37,8 +37,9 @@
  *  - hiwater: the LIFO's length past which a free flushes freebatch objects
  *    from its cold end; SLQB_QUEUE_BYTES of objects, within SLQB_MIN_HIWATER
  *    and SLQB_DEFAULT_MAX_HIWATER. freebatch is half of it. Both can be
- *    written in sysfs, so a reader takes each once and must be safe with
- *    any pair it sees;
+ *    written in sysfs, so a reader takes each once (READ_ONCE(), or
+ *    data_race() where a fast path compares with it and any value is
+ *    safe) and must be safe with any pair it sees;
  *  - the cap of a remote queue, past which its owner is interrupted to
  *    claim it (slqb_remote_over_cap()): SLQB_REMOTE_CAP LIFOs while the
  *    owner is idle, slqb_busy_cap() while it allocates. An owner allocates if
@@ -390,7 +391,7 @@ static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
 
 	/* A claim may take pushes before they count themselves: queued < 0. */
 	queued = atomic_add_return(nr, &target->remote_nr);
-	if (queued > (int)(SLQB_REMOTE_CAP * s->hiwater) &&
+	if (queued > (int)(SLQB_REMOTE_CAP * READ_ONCE(s->hiwater)) &&
 	    !READ_ONCE(target->dead) && cpu_online(target->cpu))
 		slqb_remote_over_cap(s, c, target, queued);
 
@@ -434,7 +435,7 @@ static void rlist_add(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		c->rlist_tail = tail;
 	c->rlist = head;
 	c->rlist_nr += nr;
-	if (c->rlist_nr >= s->freebatch)
+	if (c->rlist_nr >= READ_ONCE(s->freebatch))
 		slqb_rlist_handover(s, c, discard);
 }
 
@@ -1127,7 +1128,8 @@ static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 		   !slab_test_pfmemalloc(slab))) {
 		set_freepointer(s, object, l->freelist);
 		l->freelist = object;
-		if (likely(++l->nr <= s->hiwater))
+		/* A racing write of hiwater is safe: see Bounds at the top. */
+		if (likely(++l->nr <= data_race(s->hiwater)))
 			return;
 		free_slow(s, c, object, true);
 	} else {
@@ -1389,7 +1391,8 @@ static __always_inline void free_run(struct slqb_run *run)
 	c = this_cpu_ptr(s->cpu_slab);
 	l = &c->list;
 	stat_add(l, FREE, run->nr);
-	if (likely(local && l->nr + run->nr <= s->hiwater)) {
+	/* A racing write of hiwater is safe: see Bounds at the top. */
+	if (likely(local && l->nr + run->nr <= data_race(s->hiwater))) {
 		set_freepointer(s, run->tail, l->freelist);
 		l->freelist = run->head;
 		l->nr += run->nr;

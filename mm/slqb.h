@@ -135,8 +135,10 @@ static inline bool is_node_list(const struct kmem_cache_list *l)
 /* The cap of the remote queue of an owner that allocates, in objects. */
 static inline unsigned int slqb_busy_cap(const struct kmem_cache *s)
 {
-	return max(SLQB_REMOTE_CAP * s->hiwater,
-		   min(SLQB_REMOTE_BUSY_CAP * s->hiwater, SLQB_REMOTE_BUSY_MAX));
+	unsigned int hiwater = READ_ONCE(s->hiwater);
+
+	return max(SLQB_REMOTE_CAP * hiwater,
+		   min(SLQB_REMOTE_BUSY_CAP * hiwater, SLQB_REMOTE_BUSY_MAX));
 }
 
 static inline void stat(struct kmem_cache_list *l, enum slqb_stat_item item)

@@ -246,7 +246,7 @@ static unsigned int trim_cache(struct kmem_cache *s)
 		return 0;
 	}
 	slqb_claim_remote(s, c, &discard);
-	nr = min(l->nr, s->freebatch);
+	nr = min(l->nr, READ_ONCE(s->freebatch));
 	if (l->freelist == c->trim_head && l->nr == c->trim_nr)
 		nr = l->nr;
 	slqb_flush_lifo(s, c, nr, &discard);

@@ -41,7 +41,7 @@ static bool owner_busy(struct kmem_cache *s, unsigned long stamp)
 /* Whether @l's remote queue is past the cap of an owner that is idle. */
 static bool queue_over_cap(struct kmem_cache *s, struct kmem_cache_list *l)
 {
-	return atomic_read(&l->remote_nr) > (int)(SLQB_REMOTE_CAP * s->hiwater);
+	return atomic_read(&l->remote_nr) > (int)(SLQB_REMOTE_CAP * READ_ONCE(s->hiwater));
 }
 
 /*
