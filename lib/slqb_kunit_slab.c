@@ -351,7 +351,7 @@ static int pfmemalloc_fn(void *arg)
 	KUNIT_ASSERT_NOT_NULL(test, ctx->objs[1]);
 	KUNIT_EXPECT_FALSE(test, from_reserves(ctx->objs[1]));
 	/* ...nor from the node's list... */
-	ctx->objs[2] = obj_gfp(s, plain | __GFP_THISNODE, numa_mem_id());
+	ctx->objs[2] = obj_gfp(s, plain | __GFP_THISNODE, slqb_local_node());
 	KUNIT_ASSERT_NOT_NULL(test, ctx->objs[2]);
 	KUNIT_EXPECT_FALSE(test, from_reserves(ctx->objs[2]));
 	/* ...nor in bulk. */
