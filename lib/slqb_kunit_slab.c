@@ -313,53 +313,39 @@ static bool from_reserves(void *object)
 }
 
 struct pfmemalloc_ctx {
-	struct kunit *test;
 	struct kmem_cache *s;
 	void **objs;
 	unsigned int nr;
-	void *kept;		/* an object of the emergency slab, in use */
+	void *first;		/* an entitled caller's objects... */
+	void *kept;		/* ...the second one still in use */
+	void *after_free;	/* an ordinary one after first was freed */
+	int bulk;		/* what the bulk allocation returned */
 };
 
+/*
+ * The steps on one CPU; the test checks what they got. objs[0..2] are
+ * ordinary allocations: from a refill, after an entitled caller freed an
+ * object of the emergency slab here, and from the node's list.
+ */
 static int pfmemalloc_fn(void *arg)
 {
 	struct pfmemalloc_ctx *ctx = arg;
-	struct kunit *test = ctx->test;
 	struct kmem_cache *s = ctx->s;
 	gfp_t plain = GFP_KERNEL | __GFP_NOMEMALLOC;
-	void *e, *o;
-	unsigned int i;
 
 	/* A caller entitled to the reserves, and a slab made of them. */
 	slqb_test_pfmemalloc_slabs(s);
-	e = obj_gfp(s, GFP_KERNEL | __GFP_MEMALLOC, NUMA_NO_NODE);
+	ctx->first = obj_gfp(s, GFP_KERNEL | __GFP_MEMALLOC, NUMA_NO_NODE);
 	slqb_test_pfmemalloc_slabs(NULL);
-	KUNIT_ASSERT_NOT_NULL(test, e);
-	KUNIT_ASSERT_TRUE(test, from_reserves(e));
+	if (!ctx->first)
+		return -ENOMEM;
 	/* The next entitled caller takes from it, not from a new slab. */
 	ctx->kept = obj_gfp(s, GFP_KERNEL | __GFP_MEMALLOC, NUMA_NO_NODE);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->kept);
-	KUNIT_EXPECT_PTR_EQ(test, virt_to_slab(ctx->kept), virt_to_slab(e));
-
-	/* Nobody else gets its objects: not from the LIFO after a refill... */
-	o = obj_gfp(s, plain, NUMA_NO_NODE);
-	KUNIT_ASSERT_NOT_NULL(test, o);
-	KUNIT_EXPECT_FALSE(test, from_reserves(o));
-	/* ...nor after one of them was freed on this CPU... */
-	kmem_cache_free(s, e);
-	ctx->objs[0] = o;
+	ctx->objs[0] = obj_gfp(s, plain, NUMA_NO_NODE);
+	kmem_cache_free(s, ctx->first);
 	ctx->objs[1] = obj_gfp(s, plain, NUMA_NO_NODE);
-	KUNIT_ASSERT_NOT_NULL(test, ctx->objs[1]);
-	KUNIT_EXPECT_FALSE(test, from_reserves(ctx->objs[1]));
-	/* ...nor from the node's list... */
 	ctx->objs[2] = obj_gfp(s, plain | __GFP_THISNODE, slqb_local_node());
-	KUNIT_ASSERT_NOT_NULL(test, ctx->objs[2]);
-	KUNIT_EXPECT_FALSE(test, from_reserves(ctx->objs[2]));
-	/* ...nor in bulk. */
-	KUNIT_ASSERT_EQ(test, kmem_cache_alloc_bulk(s, plain, ctx->nr - 3,
-						    ctx->objs + 3),
-			(int)ctx->nr - 3);
-	for (i = 3; i < ctx->nr; i++)
-		KUNIT_EXPECT_FALSE(test, from_reserves(ctx->objs[i]));
+	ctx->bulk = kmem_cache_alloc_bulk(s, plain, ctx->nr - 3, ctx->objs + 3);
 	return 0;
 }
 
@@ -375,14 +361,23 @@ static int pfmemalloc_fn(void *arg)
  */
 static void slqb_test_pfmemalloc(struct kunit *test)
 {
-	struct pfmemalloc_ctx ctx = { .test = test, .objs = test_array(test) };
+	struct pfmemalloc_ctx ctx = { .objs = test_array(test) };
+	unsigned int i;
 
 	ctx.s = slqbt_cache(test, "slqb_test_pfmemalloc", TEST_OBJ_SIZE, 0, 0,
 			    NULL);
 	ctx.nr = min_t(unsigned int, 2 * ctx.s->objects + 3, TEST_MAX_OBJS);
 	slqbt_run_on(test, raw_smp_processor_id(), pfmemalloc_fn, &ctx);
-	slqb_test_pfmemalloc_slabs(NULL);
 	KUNIT_ASSERT_NOT_NULL(test, ctx.kept);
+	KUNIT_EXPECT_TRUE(test, from_reserves(ctx.kept));
+	KUNIT_EXPECT_PTR_EQ(test, virt_to_slab(ctx.kept),
+			    virt_to_slab(ctx.first));
+	KUNIT_ASSERT_EQ(test, ctx.bulk, (int)ctx.nr - 3);
+	for (i = 0; i < ctx.nr; i++) {
+		KUNIT_ASSERT_NOT_NULL(test, ctx.objs[i]);
+		KUNIT_EXPECT_FALSE_MSG(test, from_reserves(ctx.objs[i]),
+				       "object %u", i);
+	}
 
 	kmem_cache_free_bulk(ctx.s, ctx.nr, ctx.objs);
 	kmem_cache_shrink(ctx.s);
@@ -441,13 +436,16 @@ static void slqb_test_counts_not_page_type(struct kunit *test)
 			order_most = order;
 		}
 	}
+	/* Only creation reads the order: put it back before any check. */
 	order = slqb_test_min_order(order_most);
-	s = slqbt_cache(test, "slqb_test_fullest", size_most, 0, 0, NULL);
+	s = kmem_cache_create("slqb_test_fullest", size_most, 0,
+			      SLAB_NOLEAKTRACE, NULL);
 	slqb_test_min_order(order);
+	KUNIT_ASSERT_NOT_NULL(test, s);
 	p = slqbt_obj(s, NUMA_NO_NODE);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	slab = virt_to_slab(p);
-	kunit_info(test, "%u objects of %u bytes in an order-%u slab\n",
+	kunit_info(test, "%u objects of %u bytes in an order-%u slab",
 		   slab->objects, s->size, folio_order(slab_folio(slab)));
 	KUNIT_EXPECT_LE(test, (unsigned int)slab->objects, SLQB_MAX_OBJECTS);
 	KUNIT_EXPECT_FALSE(test, reads_as_page_type(slab_page(slab)));

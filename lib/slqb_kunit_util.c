@@ -288,6 +288,7 @@ void slqbt_exit(struct kunit *test)
 	slqb_test_fallback_node(NULL, NUMA_NO_NODE);
 	slqb_test_watch_pages(NULL, NULL);
 	slqb_test_busy_ticks(NULL, 0);
+	slqb_test_pfmemalloc_slabs(NULL);
 }
 
 MODULE_LICENSE("GPL");

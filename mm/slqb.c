@@ -766,8 +766,9 @@ static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 
 	spin_lock(&n->list_lock);
 	slab = node_partial(&n->list, gfpflags);
-	if (!slab)
-		slab = reserve_take(s, n, &n->list);
+	/* The reserve comes before a slab of the emergency reserves. */
+	if (!slab || unlikely(slab_test_pfmemalloc(slab)))
+		slab = reserve_take(s, n, &n->list) ?: slab;
 	if (slab) {
 		object = slab_take_object(s, &n->list, slab);
 		stat(&n->list, ALLOC);
@@ -1105,9 +1106,12 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			nr = batch;
 		slqb_flush_lifo(s, c, nr, &discard);
 	} else {
-		stat(&c->list, FREE_REMOTE);
-		send_run(s, c, object_slab(object), object, object, 1,
-			 &discard, true);
+		struct slab *slab = object_slab(object);
+
+		/* Not an object of the emergency reserves: see __slqb_free(). */
+		if (slab_nid(slab) != slqb_local_node())
+			stat(&c->list, FREE_REMOTE);
+		send_run(s, c, slab, object, object, 1, &discard, true);
 	}
 	slqb_discard_slabs(s, &discard);
 }
@@ -1151,7 +1155,7 @@ static noinline __cold void report_double_free(struct kmem_cache *s,
 
 	if (!__ratelimit(&rs))
 		return;
-	pr_err("SLQB: %s: double free of %p from %pS: the object is already free, at the head of this CPU's queue; the free is ignored\n",
+	pr_err("SLQB: %s: double free of %p from %pS: the object is already free; the free is ignored\n",
 	       s->name, object, (void *)addr);
 	dump_stack();
 }
@@ -1372,6 +1376,28 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 }
 
 /*
+ * The last object of @run is the head of the LIFO it is about to join: the
+ * naive double free of slab_free(), across two calls. Report it and take it
+ * out of the run. Returns false if nothing is left of the run.
+ */
+static noinline __cold bool drop_tail(struct slqb_run *run,
+				      unsigned long addr)
+{
+	struct kmem_cache *s = run->s;
+	void *prev = run->head;
+
+	if (!kasan_slab_free(s, run->tail, false))
+		report_double_free(s, run->tail, addr);
+	if (--run->nr == 0)
+		return false;
+	while (get_freepointer(s, prev) != run->tail)
+		prev = get_freepointer(s, prev);
+	set_freepointer(s, prev, NULL);
+	run->tail = prev;
+	return true;
+}
+
+/*
  * A run of the local node goes onto the LIFO while it fits under hiwater;
  * otherwise, and always for a slab of the emergency reserves, it goes home,
  * in one move.
@@ -1383,16 +1409,22 @@ static __always_inline void free_run(struct slqb_run *run)
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
 	LIST_HEAD(discard);
-	bool local;
+	bool local, lifo;
 
 	local_irq_save(flags);
-	local = slab_nid(run->slab) == slqb_local_node() &&
-		!slab_test_pfmemalloc(run->slab);
+	local = slab_nid(run->slab) == slqb_local_node();
+	lifo = local && !slab_test_pfmemalloc(run->slab);
 	c = this_cpu_ptr(s->cpu_slab);
 	l = &c->list;
 	stat_add(l, FREE, run->nr);
 	/* A racing write of hiwater is safe: see Bounds at the top. */
-	if (likely(local && l->nr + run->nr <= data_race(s->hiwater))) {
+	if (likely(lifo && l->nr + run->nr <= data_race(s->hiwater))) {
+		if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
+		    unlikely(run->tail == l->freelist) &&
+		    !drop_tail(run, _RET_IP_)) {
+			local_irq_restore(flags);
+			return;
+		}
 		set_freepointer(s, run->tail, l->freelist);
 		l->freelist = run->head;
 		l->nr += run->nr;

@@ -428,9 +428,11 @@ void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 	void *object;
 
 	/* The node rules of alloc_node() and __slqb_alloc() apply. */
-	if (!slqb_alloc_node_list(s, node))
+	n = slqb_alloc_node_list(s, node);
+	if (!n) {
 		node = slqb_local_node();
-	n = get_node(s, node);
+		n = get_node(s, node);
+	}
 	for (;;) {
 		spin_lock_irqsave(&n->list_lock, flags);
 		slab = node_partial(&n->list, gfpflags);
@@ -453,7 +455,13 @@ void *slqb_debug_alloc(struct kmem_cache *s, gfp_t gfpflags, int node,
 		/* Another node's slab goes on that node's list. */
 		if (!slab && !(gfpflags & __GFP_THISNODE))
 			slab = slqb_new_slab(s, gfpflags, node);
-		if (slab && !get_node(s, slab_nid(slab))) {
+		/*
+		 * Only a caller entitled to the emergency reserves gets a
+		 * slab of them (node_partial()), or this would loop.
+		 */
+		if (slab && (!get_node(s, slab_nid(slab)) ||
+			     (slab_test_pfmemalloc(slab) &&
+			      !gfp_pfmemalloc_allowed(gfpflags)))) {
 			slqb_free_slab(s, slab);
 			slab = NULL;
 		}
