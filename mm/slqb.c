@@ -1303,7 +1303,7 @@ struct slqb_run {
 static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 				       void **p, struct slqb_run *run)
 {
-	void *object = p[--size], *base;
+	void *object = p[--size], *base, *head;
 	struct folio *folio = virt_to_folio(object);
 	unsigned int misses = 0;
 	size_t end = size + 1, i = size;
@@ -1344,30 +1344,33 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 	run->nr = end - size;
 	slqb_memcg_free_hook(run->s, run->slab, &p[size], run->nr);
 	init = slqb_init_on_free(run->s);
-	run->head = NULL;
+	head = NULL;
 	for (i = size; i < end; i++) {
+		void *x = p[i];
+
 		/*
 		 * The naive double free, the object twice in a row: linked to
 		 * itself, it would be allocated twice. As in slab_free(),
 		 * KASAN reports it if it is on.
 		 */
 		if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
-		    unlikely(p[i] == run->head)) {
-			if (!kasan_slab_free(run->s, p[i], false))
-				report_double_free(run->s, p[i], _RET_IP_);
+		    unlikely(x == head)) {
+			if (!kasan_slab_free(run->s, x, false))
+				report_double_free(run->s, x, _RET_IP_);
 			p[i] = NULL;
 			run->nr--;
 			continue;
 		}
 		/* Quarantined by KASAN: left out of the run, marked done. */
-		if (slab_free_hook(run->s, p[i], init)) {
+		if (slab_free_hook(run->s, x, init)) {
 			p[i] = NULL;
 			run->nr--;
 			continue;
 		}
-		set_freepointer(run->s, p[i], run->head);
-		run->head = p[i];
+		set_freepointer(run->s, x, head);
+		head = x;
 	}
+	run->head = head;
 	run->tail = p[size];
 	if (IS_ENABLED(CONFIG_KASAN) && run->nr)
 		for (i = size; !run->tail; )
@@ -1376,25 +1379,25 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 }
 
 /*
- * The last object of @run is the head of the LIFO it is about to join: the
- * naive double free of slab_free(), across two calls. Report it and take it
- * out of the run. Returns false if nothing is left of the run.
+ * @tail, the last object of a run from @head, is the head of the LIFO the
+ * run is about to join: the naive double free of slab_free(), across two
+ * calls. Report it and take it out of the run. Returns the run's new last
+ * object, NULL if nothing is left of it. By value, so that the run stays
+ * in registers on the paths that never come here.
  */
-static noinline __cold bool drop_tail(struct slqb_run *run,
-				      unsigned long addr)
+static noinline __cold void *drop_tail(struct kmem_cache *s, void *head,
+				       void *tail, unsigned long addr)
 {
-	struct kmem_cache *s = run->s;
-	void *prev = run->head;
+	void *prev = head;
 
-	if (!kasan_slab_free(s, run->tail, false))
-		report_double_free(s, run->tail, addr);
-	if (--run->nr == 0)
-		return false;
-	while (get_freepointer(s, prev) != run->tail)
+	if (!kasan_slab_free(s, tail, false))
+		report_double_free(s, tail, addr);
+	if (head == tail)
+		return NULL;
+	while (get_freepointer(s, prev) != tail)
 		prev = get_freepointer(s, prev);
 	set_freepointer(s, prev, NULL);
-	run->tail = prev;
-	return true;
+	return prev;
 }
 
 /*
@@ -1420,10 +1423,14 @@ static __always_inline void free_run(struct slqb_run *run)
 	/* A racing write of hiwater is safe: see Bounds at the top. */
 	if (likely(lifo && l->nr + run->nr <= data_race(s->hiwater))) {
 		if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
-		    unlikely(run->tail == l->freelist) &&
-		    !drop_tail(run, _RET_IP_)) {
-			local_irq_restore(flags);
-			return;
+		    unlikely(run->tail == l->freelist)) {
+			run->tail = drop_tail(s, run->head, run->tail,
+					      _RET_IP_);
+			if (!run->tail) {
+				local_irq_restore(flags);
+				return;
+			}
+			run->nr--;
 		}
 		set_freepointer(s, run->tail, l->freelist);
 		l->freelist = run->head;
