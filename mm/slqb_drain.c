@@ -457,6 +457,7 @@ static unsigned long cache_queued_objects(struct kmem_cache *s)
 	unsigned long nr = 0;
 	int cpu, node;
 
+	lockdep_assert_held(&slab_mutex);
 	for_each_possible_cpu(cpu) {
 		struct kmem_cache_cpu *c = cpu_of(s, cpu);
 
