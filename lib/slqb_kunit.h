@@ -111,6 +111,7 @@ void slqbt_ctor(void *object);
 bool slqbt_cpus_on_two_nodes(int *a, int *b);
 
 /* Objects */
+void *slqbt_obj_gfp(struct kmem_cache *s, gfp_t gfp, int node);
 void *slqbt_obj(struct kmem_cache *s, int node);
 void *slqbt_alloc_no_slab(struct kmem_cache *s, gfp_t gfp);
 void slqbt_expect_poisoned(struct kunit *test, void *object, bool poisoned);

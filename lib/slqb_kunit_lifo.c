@@ -149,80 +149,78 @@ static void slqb_test_queue_budget(struct kunit *test)
 	}
 }
 
+/* The ways of freeing an object twice in a row that SLQB must catch. */
+enum double_free_how {
+	FREE_TWICE,		/* kmem_cache_free() twice */
+	FREE_THEN_BULK,		/* kmem_cache_free(), then in a bulk free */
+	BULK_TWICE,		/* twice in one bulk free's array */
+};
+
+struct double_free_ctx {
+	struct slqb_test_ctx c;
+	enum double_free_how how;
+	unsigned int extra;	/* objects the second free queued */
+};
+
 static int double_free_fn(void *arg)
 {
-	struct slqb_test_ctx *ctx = arg;
-	struct kmem_cache_list *l = cpu_list(ctx->s, smp_processor_id());
-	void *p = slqbt_obj(ctx->s, NUMA_NO_NODE);
-	unsigned int nr;
-
-	if (!p)
-		return -ENOMEM;
-	kmem_cache_free(ctx->s, p);
-	nr = l->nr;
-	kmem_cache_free(ctx->s, p);
-	ctx->nr = l->nr - nr;
-	ctx->objs[0] = p;
-	ctx->objs[1] = slqbt_obj(ctx->s, NUMA_NO_NODE);
-	ctx->objs[2] = slqbt_obj(ctx->s, NUMA_NO_NODE);
-	return 0;
-}
-
-/* The same, in one kmem_cache_free_bulk() that has the object twice. */
-static int double_free_bulk_fn(void *arg)
-{
-	struct slqb_test_ctx *ctx = arg;
-	struct kmem_cache_list *l = cpu_list(ctx->s, smp_processor_id());
-	void *p = slqbt_obj(ctx->s, NUMA_NO_NODE), *twice[2];
+	struct double_free_ctx *d = arg;
+	struct kmem_cache *s = d->c.s;
+	struct kmem_cache_list *l = cpu_list(s, smp_processor_id());
+	void *p = slqbt_obj(s, NUMA_NO_NODE), *twice[2];
 	unsigned int nr;
 
 	if (!p)
 		return -ENOMEM;
 	twice[0] = p;
 	twice[1] = p;
-	nr = l->nr;
-	kmem_cache_free_bulk(ctx->s, 2, twice);
-	ctx->nr = l->nr - nr;
-	ctx->objs[0] = p;
-	ctx->objs[1] = slqbt_obj(ctx->s, NUMA_NO_NODE);
-	ctx->objs[2] = slqbt_obj(ctx->s, NUMA_NO_NODE);
+	if (d->how == BULK_TWICE) {
+		nr = l->nr + 1;
+		kmem_cache_free_bulk(s, 2, twice);
+	} else {
+		kmem_cache_free(s, p);
+		nr = l->nr;
+		if (d->how == FREE_TWICE)
+			kmem_cache_free(s, p);
+		else
+			kmem_cache_free_bulk(s, 1, twice);
+	}
+	d->extra = l->nr - nr;
+	d->c.objs[0] = p;
+	d->c.objs[1] = slqbt_obj(s, NUMA_NO_NODE);
+	d->c.objs[2] = slqbt_obj(s, NUMA_NO_NODE);
 	return 0;
 }
 
 /*
- * Freeing an object twice in a row, one free after the other or both in
- * one bulk free, is reported and the second free is dropped: the next two
- * allocations do not both get the object.
+ * Freeing an object twice in a row, one free after the other, a free and
+ * then a bulk free, or both in one bulk free, is reported and the second
+ * free is dropped: the next two allocations do not both get the object.
  */
 static void slqb_test_double_free(struct kunit *test)
 {
-	struct slqb_test_ctx ctx = { .objs = test_array(test) };
+	struct double_free_ctx d = { .c.objs = test_array(test) };
+	void **objs = d.c.objs;
 
 	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
 		kunit_skip(test, "the check needs CONFIG_SLAB_FREELIST_HARDENED");
 	if (IS_ENABLED(CONFIG_KASAN))
 		kunit_skip(test, "KASAN reports it (kasan_test's kmem_cache_double_free)");
-	ctx.s = slqbt_cache(test, "slqb_test_double_free", TEST_OBJ_SIZE, 0, 0,
+	d.c.s = slqbt_cache(test, "slqb_test_double_free", TEST_OBJ_SIZE, 0, 0,
 			    NULL);
-	kunit_info(test, "two double free reports follow, on purpose");
-	slqbt_run_on(test, 0, double_free_fn, &ctx);
-	KUNIT_EXPECT_EQ(test, ctx.nr, 0U);
-	expect_same(test, ctx.objs[1], ctx.objs[0]);
-	KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(ctx.objs[2]),
-			    kasan_reset_tag(ctx.objs[0]));
-	kmem_cache_free(ctx.s, ctx.objs[1]);
-	if (ctx.objs[2] != ctx.objs[1])
-		kmem_cache_free(ctx.s, ctx.objs[2]);
-
-	slqbt_run_on(test, 0, double_free_bulk_fn, &ctx);
-	KUNIT_EXPECT_EQ(test, ctx.nr, 1U);
-	expect_same(test, ctx.objs[1], ctx.objs[0]);
-	KUNIT_EXPECT_PTR_NE(test, kasan_reset_tag(ctx.objs[2]),
-			    kasan_reset_tag(ctx.objs[0]));
-	kmem_cache_free(ctx.s, ctx.objs[1]);
-	if (ctx.objs[2] != ctx.objs[1])
-		kmem_cache_free(ctx.s, ctx.objs[2]);
-	slqbt_destroy_empty(test, ctx.s);
+	kunit_info(test, "three double free reports follow, on purpose");
+	for (d.how = FREE_TWICE; d.how <= BULK_TWICE; d.how++) {
+		slqbt_run_on(test, 0, double_free_fn, &d);
+		KUNIT_EXPECT_EQ_MSG(test, d.extra, 0U, "way %d", d.how);
+		expect_same(test, objs[1], objs[0]);
+		KUNIT_EXPECT_PTR_NE_MSG(test, kasan_reset_tag(objs[2]),
+					kasan_reset_tag(objs[0]), "way %d",
+					d.how);
+		kmem_cache_free(d.c.s, objs[1]);
+		if (objs[2] != objs[1])
+			kmem_cache_free(d.c.s, objs[2]);
+	}
+	slqbt_destroy_empty(test, d.c.s);
 }
 
 struct refill_ctx {

@@ -294,19 +294,6 @@ static void slqb_test_no_slab_report(struct kunit *test)
 	slqbt_destroy_empty(test, s);
 }
 
-/* An object of @s for a caller with @gfp, KFENCE's samples given back. */
-static void *obj_gfp(struct kmem_cache *s, gfp_t gfp, int node)
-{
-	void *p;
-
-	for (;;) {
-		p = kmem_cache_alloc_node(s, gfp, node);
-		if (!p || !is_kfence_address(p))
-			return p;
-		kmem_cache_free(s, p);
-	}
-}
-
 static bool from_reserves(void *object)
 {
 	return slab_test_pfmemalloc(virt_to_slab(object));
@@ -335,16 +322,16 @@ static int pfmemalloc_fn(void *arg)
 
 	/* A caller entitled to the reserves, and a slab made of them. */
 	slqb_test_pfmemalloc_slabs(s);
-	ctx->first = obj_gfp(s, GFP_KERNEL | __GFP_MEMALLOC, NUMA_NO_NODE);
+	ctx->first = slqbt_obj_gfp(s, GFP_KERNEL | __GFP_MEMALLOC, NUMA_NO_NODE);
 	slqb_test_pfmemalloc_slabs(NULL);
 	if (!ctx->first)
 		return -ENOMEM;
 	/* The next entitled caller takes from it, not from a new slab. */
-	ctx->kept = obj_gfp(s, GFP_KERNEL | __GFP_MEMALLOC, NUMA_NO_NODE);
-	ctx->objs[0] = obj_gfp(s, plain, NUMA_NO_NODE);
+	ctx->kept = slqbt_obj_gfp(s, GFP_KERNEL | __GFP_MEMALLOC, NUMA_NO_NODE);
+	ctx->objs[0] = slqbt_obj_gfp(s, plain, NUMA_NO_NODE);
 	kmem_cache_free(s, ctx->first);
-	ctx->objs[1] = obj_gfp(s, plain, NUMA_NO_NODE);
-	ctx->objs[2] = obj_gfp(s, plain | __GFP_THISNODE, slqb_local_node());
+	ctx->objs[1] = slqbt_obj_gfp(s, plain, NUMA_NO_NODE);
+	ctx->objs[2] = slqbt_obj_gfp(s, plain | __GFP_THISNODE, slqb_local_node());
 	ctx->bulk = kmem_cache_alloc_bulk(s, plain, ctx->nr - 3, ctx->objs + 3);
 	return 0;
 }

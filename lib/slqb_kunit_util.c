@@ -107,22 +107,28 @@ bool slqbt_cpus_on_two_nodes(int *a, int *b)
 }
 
 /*
- * An object of @s from SLQB's own lists. A KFENCE sample never reaches
- * SLQB's queues or slabs, and lies on KFENCE's pages whatever @node was
- * asked for; the cases look at those: give a sample back and take the next
- * object, which KFENCE leaves alone until its next interval. Not inlined:
- * the alloc track of a debugged cache names it.
+ * An object of @s from SLQB's own lists, for a caller with @gfp (GFP_KERNEL
+ * for slqbt_obj()). A KFENCE sample never reaches SLQB's queues or slabs,
+ * and lies on KFENCE's pages whatever @node was asked for; the cases look
+ * at those: give a sample back and take the next object, which KFENCE
+ * leaves alone until its next interval. Not inlined: the alloc track of a
+ * debugged cache names slqbt_obj_gfp().
  */
-noinline void *slqbt_obj(struct kmem_cache *s, int node)
+noinline void *slqbt_obj_gfp(struct kmem_cache *s, gfp_t gfp, int node)
 {
 	void *p;
 
 	for (;;) {
-		p = kmem_cache_alloc_node(s, GFP_KERNEL, node);
+		p = kmem_cache_alloc_node(s, gfp, node);
 		if (!p || !is_kfence_address(p))
 			return p;
 		kmem_cache_free(s, p);
 	}
+}
+
+noinline void *slqbt_obj(struct kmem_cache *s, int node)
+{
+	return slqbt_obj_gfp(s, GFP_KERNEL, node);
 }
 
 /* An allocation that finds no slab, KFENCE's samples given back. */
