@@ -92,6 +92,12 @@ BENCH_EXTRAS: Tuple[str, ...] = (
 	# BENCH_KERNEL_PARAMS); measure it with a variant:
 	# --kernel NAME=ALLOC:CONFIG_SLAB_FREELIST_RANDOM=y
 	'CONFIG_SLAB_FREELIST_RANDOM=n',
+	# base.config's fault injection (FAILSLAB and FAIL_PAGE_ALLOC depend
+	# on it; each is named so that none is reported as not taken)
+	'CONFIG_FAULT_INJECTION=n',
+	'CONFIG_FAILSLAB=n',
+	'CONFIG_FAIL_PAGE_ALLOC=n',
+	'CONFIG_FAULT_INJECTION_DEBUG_FS=n',
 )
 # Seed the guest's RNG from RDRAND/RDSEED (QEMU's -cpu max has them under
 # TCG), as Debian's kernels do with CONFIG_RANDOM_TRUST_CPU: an unseeded
