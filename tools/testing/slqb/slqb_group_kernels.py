@@ -11,6 +11,7 @@ import json
 import re
 from typing import Collection, List, Optional, Sequence, Tuple
 
+import slqb_faults
 import slqb_memhp
 from slqb_boot import (BootOutcome, BootRequest, Prepared, boot_kernel,
 		       patched_tree_has_slqb, prepare_kernel, prepare_tree)
@@ -37,7 +38,9 @@ class Boot:
 	passes, and its reports are the only ones). memory_hotplug
 	(needs memoryless) plugs memory in and out during the workload, as
 	`slqb boot --memory-hotplug` does, with checks of its own
-	(slqb_memhp.CHECKS).
+	(slqb_memhp.CHECKS). faults fails allocations of the stress and of
+	the faults module on purpose (failslab, fail_page_alloc), with checks
+	of its own (slqb_faults.CHECKS); it does not go with memory_hotplug.
 	"""
 	alloc: str
 	name: str
@@ -45,6 +48,7 @@ class Boot:
 	nodes: int = 1
 	memoryless: bool = False
 	memory_hotplug: bool = False
+	faults: bool = False
 	mode: str = 'boot'
 	stress: int = 10
 	append: str = ''
@@ -97,6 +101,12 @@ BOOTS = [
 	# and goes again after it (slqb_memhp).
 	Boot('slqb', '4cpu-2node-memoryless-memhp', cpus=4, nodes=2,
 	     memoryless=True, memory_hotplug=True, stress=STRESS_MEMHP),
+	# failslab and fail_page_alloc fail allocations of the stress's tasks,
+	# then page allocations of the faults module, which reaches SLQB's
+	# order fallback and part-way bulk failures (slqb_faults): no report
+	# but the rate-limited ones of allocation failures, no leak.
+	Boot('slqb', '4cpu-2node-memoryless-faults', cpus=4, nodes=2,
+	     memoryless=True, faults=True, stress=STRESS_SLOW),
 	# Bugs on purpose: slqb_debug= must report and contain each one. The
 	# 'X' flag and the missing cache must each draw one warning.
 	# no_hash_pointers: the reports and the module print the same address.
@@ -188,7 +198,9 @@ def check_names(boot: Boot) -> List[str]:
 			f'{prefix}: KUnit all ok'] + \
 			(detail_checks(boot) if boot.selftests else []) + \
 			([f'{prefix}: {c[0]}' for c in slqb_memhp.CHECKS]
-			 if boot.memory_hotplug else [])
+			 if boot.memory_hotplug else []) + \
+			([f'{prefix}: {c}' for c in slqb_faults.CHECKS]
+			 if boot.faults else [])
 	if boot.expect == 'timeout':
 		return [f'{prefix}: timeout caught and reported']
 	if boot.expect == 'debug':
@@ -248,7 +260,8 @@ def relevant(outcome: BootOutcome, *words: str) -> str:
 def judge_pass(ctx: Context, boot: Boot, outcome: BootOutcome,
 	       memhp: Optional[slqb_memhp.MemoryHotplug] = None) -> None:
 	"""The three checks of a boot expected to pass, then those of its
-	self-tests and of its memory hotplug (memhp, the boot's hook)."""
+	self-tests, of its memory hotplug (memhp, the boot's hook) and of its
+	fault injection."""
 	guest, reports, kunit = check_names(boot)[:3]
 
 	def guest_pass() -> None:
@@ -272,6 +285,8 @@ def judge_pass(ctx: Context, boot: Boot, outcome: BootOutcome,
 	if boot.memory_hotplug:
 		slqb_memhp.report_checks(ctx, f'{boot.alloc} {boot.name}', outcome,
 					 memhp.record if memhp else None, boot.nodes)
+	if boot.faults:
+		slqb_faults.report_checks(ctx, f'{boot.alloc} {boot.name}', outcome)
 
 
 def judge_selftests(ctx: Context, boot: Boot, outcome: BootOutcome) -> None:
@@ -492,8 +507,12 @@ def run_boot(ctx: Context, prepared: Prepared, boot: Boot) -> None:
 			  timeout=boot.timeout,
 			  console='stream' if ctx.verbose else 'markers')
 	try:
+		if boot.faults and boot.memory_hotplug:
+			raise SlqbError('a boot has fault injection or memory hotplug, '
+					'not both (one hook per boot)')
 		memhp = slqb_memhp.hook_for(req.shape)
-		outcome = boot_kernel(ctx.paths, prepared, req, hook=memhp)
+		outcome = boot_kernel(ctx.paths, prepared, req,
+				      hook=slqb_faults.hook_for(boot.faults) or memhp)
 	except SlqbError as e:
 		for name in check_names(boot):
 			ctx.record(name, False, f'could not boot: {e}')

@@ -38,6 +38,14 @@ BAD_PATTERNS: List[Tuple[str, re.Pattern]] = [(label, re.compile(rx)) for label,
 	('WARNING:', r'\bWARNING:'),
 ]]
 
+# stress-ng's own log lines ('stress-ng: warn:  [1069] pipe: WARNING:
+# finished prematurely ...', which a stressor prints when it gives up
+# after failed calls, as under fault injection) are user space, not kernel
+# reports. A line that also holds a printk time stamp has kernel output
+# spliced into it, and is read as any other.
+USER_SPACE_LINE = re.compile(r'^stress-ng: (?:info|warn|fail|error|metrc|debug): ')
+PRINTK_STAMP_ANYWHERE = re.compile(r'\[\s*\d+\.\d+\]')
+
 KTAP_RESULT_RE = re.compile(r'^(ok|not ok) (\d+)(?: (.*?))?(?: # (SKIP|TODO)\b ?(.*))?$')
 
 
@@ -66,7 +74,10 @@ class Finding:
 
 
 def classify(line: str) -> Optional[str]:
-	"""The label of the first bad pattern that matches line, if any."""
+	"""The label of the first bad pattern that matches line, if any (none
+	on a line of stress-ng's own, see USER_SPACE_LINE)."""
+	if USER_SPACE_LINE.match(line) and not PRINTK_STAMP_ANYWHERE.search(line):
+		return None
 	for label, pattern in BAD_PATTERNS:
 		if pattern.search(line):
 			return label

@@ -33,12 +33,15 @@ sys.dont_write_bytecode = True
 import slqb_build
 import slqb_checks
 import slqb_boot
+import slqb_faults
 import slqb_guest
+import slqb_initramfs
 import slqb_qemu
 import slqb_report
 import slqb_results
 import slqb_stats
 import slqb_tree
+import slqb_util
 from slqb_boot import BootRequest, Prepared, judge, kernel_cmdline
 from slqb_qemu import GuestRun, Shape
 from slqb_util import Paths, SlqbError, fixture_path, fixture_lines
@@ -1046,6 +1049,334 @@ class GroupRegistryTest(unittest.TestCase):
 		for group, func in slqb_checks.load_groups().items():
 			m = named.match(func.__module__)
 			self.assertEqual(m.group(1) or m.group(2), group.split('-')[0], group)
+
+# ---------------------------------------------------------------- fault injection
+
+def faults_outcome(lines) -> slqb_boot.BootOutcome:
+	"""A judged boot with this console, as the faults checks get it."""
+	return slqb_boot.BootOutcome(log_path='c.log', run=guest_run(lines),
+				     verdict='PASS', findings=[],
+				     ktap=slqb_report.KtapReport(), errors=[])
+
+
+class CheckRecorder:
+	"""A Context for check functions: keeps each check's failure (None
+	when it passed), in order."""
+
+	def __init__(self):
+		self.results = {}
+
+	def check(self, name, func):
+		try:
+			func()
+		except slqb_checks.CheckFailed as e:
+			self.results[name] = str(e)
+			return None
+		self.results[name] = None
+
+
+class FaultsConsoleTest(unittest.TestCase):
+	"""slqb_faults: the guest's fault counts, the module's verdict, and
+	what the report scanner makes of a console with allocation failures."""
+
+	LINES = fixture_lines('console-faults.log')
+
+	def test_params(self):
+		self.assertEqual(slqb_faults.guest_params(), 'slqbtest.faults=1')
+		self.assertEqual(slqb_faults.guest_params('0:1:0'),
+				 'slqbtest.faults=1 slqbtest.faultrate=0:1:0')
+		for rate in ('10', '1:2', 'a:b:c', '1:2:3 x'):
+			with self.assertRaises(ValueError, msg=rate):
+				slqb_faults.guest_params(rate)
+
+	def test_injected(self):
+		injected = slqb_faults.injected
+		self.assertEqual(injected(self.LINES), {'stress': (1089, 173),
+							'slqb': (0, 69)})
+		# only a marker counts, and the last one of a phase
+		self.assertEqual(injected(['faults stress failslab=1 fail_page_alloc=2']), {})
+		self.assertEqual(injected(['[ 1.0] SLQB-GUEST: faults stress failslab=1 '
+					   'fail_page_alloc=2',
+					   'SLQB-GUEST: faults stress failslab=3 '
+					   'fail_page_alloc=4']), {'stress': (3, 4)})
+
+	def test_module_verdict(self):
+		verdict = slqb_faults.module_verdict(self.LINES)
+		self.assertEqual(verdict.verdict, 'PASS')
+		self.assertEqual({k: verdict.counts[k] for k in
+				  ('cpus', 'bulk_part_way', 'fallback_slabs', 'order', 'bad')},
+				 {'cpus': 4, 'bulk_part_way': 16, 'fallback_slabs': 31,
+				  'order': 3, 'bad': 0})
+		cut = [l for l in self.LINES if 'PASS cpus' not in l]
+		self.assertIsNone(slqb_faults.module_verdict(cut))
+		verdict = slqb_faults.module_verdict(
+			['[ 5.0] slqb_faults: FAIL: no memory for the cache or the workers'])
+		self.assertEqual((verdict.verdict, verdict.counts), ('FAIL', {}))
+		self.assertIsNone(slqb_faults.module_verdict(
+			['slqb_faults: cpu 0 node 0: rounds=1 bulk_ok=1 bad=0']))
+
+	def test_allocation_failures_are_no_bad_reports(self):
+		"""warn_alloc()'s reports with their stacks and Mem-Info, SLQB's
+		no-slab reports, the page fault handler's note and stress-ng's own
+		WARNINGs are expected; a kernel warning or BUG among them is not."""
+		self.assertEqual(slqb_report.find_bad_reports(self.LINES), [])
+		self.assertTrue(judge(guest_run(self.LINES),
+				      BootRequest(shape=Shape(4, 2, True)), 'c.log').ok)
+		lines = list(self.LINES)
+		lines.insert(20, '[   80.101210] WARNING: CPU: 1 PID: 812 at mm/slqb.c:551 '
+			     'alloc_slow+0x1a/0x2b0')
+		lines.insert(40, '[   80.101900] BUG: unable to handle page fault for '
+			     'address: 0000000000001234')
+		self.assertEqual([(f.label, f.index) for f in slqb_report.find_bad_reports(lines)],
+				 [('WARNING:', 20), ('BUG:', 40)])
+
+	def test_stress_ng_lines_are_user_space(self):
+		classify = slqb_report.classify
+		own = 'stress-ng: warn:  [1069] pipe: WARNING: finished prematurely after just 10.58s'
+		self.assertIn(own, self.LINES)
+		self.assertIsNone(classify(own))
+		self.assertIsNone(classify('stress-ng: fail:  [3] x: BUG: from user space'))
+		# kernel output spliced into one of its lines is read as ever
+		self.assertEqual(classify('stress-ng: warn:  [1069] pipe: WAR[   50.1] WARNING: '
+					  'CPU: 1 PID: 2 at mm/slqb.c:551 alloc_slow'), 'WARNING:')
+		# and a kernel line of a task called stress-ng is the kernel's
+		self.assertEqual(classify('[   50.1] stress-ng: info: BUG: x'), 'BUG:')
+		self.assertEqual(classify('stress-ng-fork: WARNING: x'), 'WARNING:')
+
+
+class RateLimitTest(unittest.TestCase):
+	"""slqb_faults: whether reports kept within their rate limits."""
+
+	def test_within_rate_limit(self):
+		ok = slqb_faults.within_rate_limit
+		self.assertTrue(ok([], 10, 1))
+		self.assertTrue(ok([0.0, 10.5, 21.0, 40.0], 10, 1))
+		self.assertFalse(ok([0.0, 5.0], 10, 1))
+		self.assertFalse(ok([3.0, 0.0, 8.5], 10, 1))
+		# a time stamp may lag its __ratelimit() call by up to the slack
+		self.assertTrue(ok([0.6, 10.2], 10, 1))
+		self.assertFalse(ok([0.6, 10.2], 10, 1, slack=0.1))
+		burst = [0.001 * i for i in range(10)]
+		self.assertTrue(ok(burst + [5.1 + t for t in burst], 5, 10))
+		self.assertFalse(ok(burst + [0.5], 5, 10))
+		# a run that ends late need not start a new one: nine at once, a
+		# tenth 4.5 s on, then ten after the interval is over
+		spread = [0.1 * i for i in range(9)] + [4.5] + [5.05 + t for t in burst]
+		self.assertTrue(ok(spread, 5, 10))
+		self.assertFalse(ok(spread + [9.0], 5, 10))
+
+	def test_densest(self):
+		self.assertEqual(slqb_faults.densest([], 5), (0, 0.0))
+		self.assertEqual(slqb_faults.densest([20.0, 0.0, 1.0, 2.0], 5), (3, 0.0))
+		self.assertEqual(slqb_faults.densest([0.0, 9.0, 10.0, 11.0], 5), (3, 9.0))
+
+	def test_console(self):
+		lines = fixture_lines('console-faults.log')
+		problems, summary = slqb_faults.rate_limit_problems(lines)
+		self.assertEqual(problems, [])
+		self.assertEqual(summary, [
+			'allocation failure warnings (warn_alloc): 2 (at most 1 per 10 s)',
+			"SLQB's no-slab reports: 3 (at most 10 per 5 s)",
+			'VM_FAULT_OOM notes of the page fault handler: 2 (at most 10 per 5 s)',
+			'"warn_alloc: N callbacks suppressed": 3 suppressed in all'])
+
+	def test_flood_and_silence(self):
+		flood = [f'[   {50 + i * 0.5:.6f}] kworker/1:1: page allocation failure: '
+			 'order:0, mode:0xcc0(GFP_KERNEL)' for i in range(4)]
+		quiet = ['SLQB-GUEST: PASS']
+		problems, _ = slqb_faults.rate_limit_problems(flood)
+		self.assertEqual(len(problems), 2)
+		self.assertIn('allocation failure warnings (warn_alloc): 4 within 10 s from '
+			      '50.000 s, more than a rate limit of 1 per 10 s lets through',
+			      problems[0])
+		self.assertIn("SLQB's no-slab reports: none on the console", problems[1])
+		# the guest's own echo of a line (no time stamp) is not a report
+		problems, summary = slqb_faults.rate_limit_problems(
+			quiet + ['SLQB: kmalloc-2k: no new slab on node 0, gfp 0xcc0()'])
+		self.assertIn("SLQB's no-slab reports: none", problems[0])
+
+
+class FaultsChecksTest(unittest.TestCase):
+	"""slqb_faults.report_checks on a faults boot's console."""
+
+	LINES = fixture_lines('console-faults.log')
+
+	def results(self, lines):
+		rec = CheckRecorder()
+		slqb_faults.report_checks(rec, 'slqb f', faults_outcome(lines))
+		self.assertEqual(list(rec.results),
+				 [f'slqb f: {c}' for c in slqb_faults.CHECKS])
+		return {name[len('slqb f: '):]: why for name, why in rec.results.items()}
+
+	def edit(self, old, new):
+		"""The fixture with every line that holds old replaced by new
+		(dropped if new is None)."""
+		out = []
+		for line in self.LINES:
+			if old not in line:
+				out.append(line)
+			elif new is not None:
+				out.append(new)
+		return out
+
+	def test_fixture_passes(self):
+		self.assertEqual(self.results(self.LINES),
+				 {c: None for c in slqb_faults.CHECKS})
+
+	def test_nothing_injected(self):
+		"""A guest whose faults stayed off (rate 0:1:0) fails the checks
+		that need faults, rather than passing vacuously."""
+		lines = [l for l in self.LINES if 'SLQB: ' not in l]
+		lines = [l.replace('failslab=1089 fail_page_alloc=173',
+				   'failslab=0 fail_page_alloc=0')
+			 .replace('fail_page_alloc=69', 'fail_page_alloc=0')
+			 .replace('bulk_part_way=16 fallback_slabs=31',
+				  'bulk_part_way=0 fallback_slabs=0') for l in lines]
+		got = self.results(lines)
+		self.assertIn('failslab injected 0 failures and fail_page_alloc 0 into the '
+			      'stress: want some of each', got['faults injected into the stress'])
+		self.assertIn('no object of 47 bulk allocations came from a slab below '
+			      'order 3; fail_page_alloc injected 0 failures',
+			      got['order fallback reached'])
+		self.assertIn('none of 63 bulk allocations failed; fail_page_alloc '
+			      'injected 0', got['bulk allocation failed part way'])
+		self.assertIn("SLQB's no-slab reports: none on the console",
+			      got['allocation failure reports rate-limited'])
+		self.assertIsNone(got['objects intact under faults'])
+		self.assertIsNone(got['slab memory back after the faults'])
+		self.assertTrue(all(why.endswith('Full console log: c.log')
+				    for why in got.values() if why))
+		# one kind injected, the other not
+		got = self.results(self.edit('failslab=1089', 'SLQB-GUEST: faults stress '
+					     'failslab=5 fail_page_alloc=0'))
+		self.assertIn('failslab injected 5 failures and fail_page_alloc 0',
+			      got['faults injected into the stress'])
+
+	def test_no_counts_or_verdict(self):
+		got = self.results(self.edit('faults stress', None))
+		self.assertIn('the guest printed no "faults stress" counts',
+			      got['faults injected into the stress'])
+		lines = self.edit('slqb_faults: PASS', None)
+		got = self.results(lines)
+		for name in ('order fallback reached', 'bulk allocation failed part way',
+			     'objects intact under faults'):
+			self.assertIn('the faults module gave no verdict: step faults-slqb '
+				      'ended without a "slqb_faults: PASS|FAIL" line', got[name])
+		lines = [l for l in lines if 'step faults-slqb ok' not in l]
+		self.assertIn('the guest never finished step faults-slqb',
+			      self.results(lines)['order fallback reached'])
+
+	def test_module_failure(self):
+		bad = ('[   67.945391] slqb_faults: FAIL cpus=4 rounds=63 bulk_ok=47 '
+		       'bulk_part_way=16 fallback_slabs=31 order=3 bad=2')
+		lines = self.edit('slqb_faults: PASS', bad)
+		lines = [l.replace('faults-slqb ok (1s)', 'faults-slqb FAILED (exit 1)')
+			 for l in lines]
+		got = self.results(lines)
+		self.assertIn('slqb_faults: FAIL cpus=4', got['objects intact under faults'])
+		self.assertIn('step faults-slqb FAILED', got['objects intact under faults'])
+		self.assertIsNone(got['order fallback reached'])
+		got = self.results(self.edit('slqb_faults: PASS', bad.replace(
+			'order=3', 'order=0').replace('fallback_slabs=31', 'fallback_slabs=0')))
+		self.assertIn('slabs of order 0: no larger order to fall back from',
+			      got['order fallback reached'])
+
+	def test_memory_and_rate_limits(self):
+		lines = [l.replace('faults-slab-memory ok (0s)', 'faults-slab-memory FAILED (exit 1)')
+			 for l in self.LINES]
+		got = self.results(lines)
+		self.assertIn('step faults-slab-memory FAILED:', got['slab memory back after the faults'])
+		self.assertIn('after shrink 13700 kB', got['slab memory back after the faults'])
+		flood = [f'[   84.{i:06d}] SLQB: kmalloc-1k: no new slab on node 1, '
+			 'gfp 0xcc0(GFP_KERNEL)' for i in range(11)]
+		got = self.results(self.LINES[:10] + flood + self.LINES[10:])
+		self.assertIn("SLQB's no-slab reports: 11 within 5 s from 84.000 s",
+			      got['allocation failure reports rate-limited'])
+
+
+class FaultsBootTest(unittest.TestCase):
+	"""The faults boot of the kernels group, its hook and the guest's side."""
+
+	def test_in_the_table_without_a_build_of_its_own(self):
+		import slqb_group_kernels as kernels
+		[boot] = [b for b in kernels.BOOTS if b.faults]
+		self.assertEqual((boot.alloc, boot.name, boot.cpus, boot.nodes,
+				  boot.memoryless, boot.memory_hotplug, boot.kconfig),
+				 ('slqb', '4cpu-2node-memoryless-faults', 4, 2, True, False, ()))
+		others = [b for b in kernels.BOOTS if b is not boot]
+		self.assertEqual(kernels.kernel_specs(others), kernels.kernel_specs())
+		prefix = 'slqb 4cpu-2node-memoryless-faults'
+		self.assertEqual(kernels.check_names(boot),
+				 [f'{prefix}: guest PASS', f'{prefix}: no bad kernel reports',
+				  f'{prefix}: KUnit all ok'] +
+				 [f'{prefix}: {c}' for c in slqb_faults.CHECKS])
+		self.assertFalse(any(b.faults for b in kernels.PEER_BOOTS))
+
+	def start(self, spec):
+		prepared = Prepared(spec=spec, base='b', bzimage='bz', initrd='rd',
+				    nr_cpus=8)
+		paths = Paths(repo=REPO, cache=os.path.join(SCRATCH.path, 'faults-cache'))
+		calls = []
+		with mock.patch.object(slqb_faults, 'build_module',
+				       lambda p, s: calls.append(('module', s.name))), \
+		     mock.patch.object(slqb_faults, 'build_initramfs',
+				       lambda p, s, extra: calls.append(('initramfs', extra.name))
+				       or '/b/slqb-faults-initramfs.cpio.gz'), \
+		     mock.patch.object(slqb_faults, 'BuildLock', mock.MagicMock()):
+			extras = slqb_faults.hook_for(True).start(
+				paths, prepared, BootRequest(shape=Shape(4, 2, True)))
+		return extras, calls
+
+	def test_hook(self):
+		extras, calls = self.start(slqb_build.KernelSpec('slqb'))
+		self.assertEqual(calls, [('module', 'x86_64-slqb'), ('initramfs', 'faults')])
+		self.assertEqual((extras.initrd, extras.params, tuple(extras.qemu_args)),
+				 ('/b/slqb-faults-initramfs.cpio.gz', 'slqbtest.faults=1', ()))
+		for spec in (slqb_build.KernelSpec('slqb', arch='arm64'),
+			     dataclasses.replace(slqb_build.KernelSpec('slqb'), base_digest='ab')):
+			with self.assertRaisesRegex(SlqbError, 'own x86_64 kernel config'):
+				self.start(spec)
+		self.assertIsNone(slqb_faults.hook_for(False))
+		cpio = slqb_initramfs.CpioList()
+		slqb_faults.ModuleFiles().add(cpio, Paths(repo=REPO, cache='/c'),
+					      slqb_build.KernelSpec('slqb'))
+		self.assertIn(slqb_faults.GUEST_MODULE, cpio.entries)
+
+	def test_init_sh_side(self):
+		"""init.sh reads the parameters, loads the module from where the
+		initramfs has it, prints the marker and runs the steps the checks
+		read."""
+		with open(os.path.join(os.path.dirname(slqb_faults.__file__), 'guest',
+				       'init.sh'), encoding='utf-8') as f:
+			init = f.read()
+		self.assertIn('param faults 0', init)
+		self.assertIn('param faultrate 10:10:20', init)
+		self.assertIn(f'FAULTS_MOD={slqb_faults.GUEST_MODULE}\n', init)
+		self.assertIn('say "faults $1$counts"', init)
+		for step in ('faults-setup', 'faults-slqb', 'faults-slab-memory', 'stress'):
+			self.assertRegex(init, rf'\bstep {step} ')
+		for source in slqb_faults.MODULE_SOURCES:
+			self.assertTrue(os.path.isfile(os.path.join(slqb_faults.MODULE_SRC, source)))
+
+	FAULT_OPTIONS = ('CONFIG_FAULT_INJECTION', 'CONFIG_FAILSLAB',
+			 'CONFIG_FAIL_PAGE_ALLOC', 'CONFIG_FAULT_INJECTION_DEBUG_FS')
+
+	def test_kernel_config(self):
+		"""base.config has fault injection and its debugfs files."""
+		base = slqb_build.parse_config(slqb_util.read_text(os.path.join(
+			slqb_build.CONFIG_DIR, 'base.config')))
+		for option in self.FAULT_OPTIONS + ('CONFIG_DEBUG_FS',):
+			self.assertEqual(base.get(option), 'y', option)
+
+	@unittest.skipUnless(os.path.isfile(os.path.join(slqb_util.HARNESS_DIR,
+							 'slqb_bench', '__init__.py')),
+			     'no slqb bench here (its patch comes after the harness)')
+	def test_bench_kernels_leave_it_out(self):
+		import slqb_bench
+		bench = dict(slqb_build.parse_kconfig_option(o) for o in slqb_bench.BENCH_EXTRAS)
+		self.assertEqual({o: bench.get(o) for o in self.FAULT_OPTIONS},
+				 {o: 'n' for o in self.FAULT_OPTIONS})
+
 
 if __name__ == '__main__':
 	unittest.main()

@@ -23,6 +23,14 @@
 #       boot: memory hotplug (see memhp_add below): during the stress ask
 #             the harness for MB pc-dimms, online node N's for the kernel
 #             and the other node's movable; after it, offline and remove.
+#   slqbtest.faults=1         boot: fault injection (see faults_setup below):
+#             failslab and fail_page_alloc fail allocations of stress-ng's
+#             tasks during the stress, then fail_page_alloc those of the
+#             faults module (/lib/slqbtest-faults/slqb_faults.ko), if the
+#             initramfs has it; slab memory must come back after them.
+#   slqbtest.faultrate=P:I:M  their rates (default 10:10:20): the stress's
+#             faults hit P% of every I-th eligible allocation, the module's
+#             M% of its page allocations.
 #
 # Output lines for the harness start with "SLQB-GUEST: "; the last one is
 # "SLQB-GUEST: PASS" or "SLQB-GUEST: FAIL <failed steps>". The host side
@@ -172,17 +180,20 @@ record_mem() {
 }
 
 # After shrink and drop_caches, slab memory must be back within 10% (and
-# 512 kB for page-sized rounding) of where it was before the workload.
+# 512 kB for page-sized rounding) of where it was before the workload, or
+# of BEFORE kB (LABEL names that moment; a fault-injection boot's is
+# before the faults).
 # A memory hotplug boot allows 1 MB more: the memoryless node's dimm stays
 # (see memhp_remove), and the objects of what ran on its CPU now sit in
 # slabs of that node besides the partial slabs left on the others (SLUB
 # was once 56 kB over the plain bound there). Under KASAN the "before"
 # figure also holds what the quarantine kept then, which only loosens this.
-mem_returned() {
+mem_returned() {	# mem_returned [BEFORE LABEL]
+	before=${1:-$MEM_BEFORE}
 	now=$(slab_kb Slab)
-	limit=$(( MEM_BEFORE + MEM_BEFORE / 10 + 512 ))
+	limit=$(( before + before / 10 + 512 ))
 	! memhp_on || limit=$(( limit + 1024 ))
-	echo "slab memory: before $MEM_BEFORE kB, after shrink $now kB," \
+	echo "slab memory: ${2:-before} $before kB, after shrink $now kB," \
 	     "limit $limit kB (SReclaimable $(slab_kb SReclaimable) kB)"
 	[ "$now" -le "$limit" ]
 }
@@ -468,27 +479,141 @@ children_of() {	# children_of PID: how many processes PID has forked
 # stress-ng 0.15 reads every CPU's cache details from sysfs, and a CPU going
 # or coming meanwhile can crash it (SIGSEGV in that code, CI of 6fa7767):
 # the CPU hotplug waits for READY.
+# stress-ng's files go to a folder of their own, removed after it: under
+# fault injection a stressor may fail to clean up, and what it leaves on
+# tmpfs would hold slab memory (dentries, inodes) past the shrink.
+STRESS_NG_TMP=/tmp/stress-ng
+STRESS_NG_ARGS="--temp-path $STRESS_NG_TMP --metrics-brief --fork 2 --dentry 1
+--dir 1 --sockpair 1 --sock 1 --pipe 1 --eventfd 1 --timerfd 1 --msg 1
+--memfd 1 --signal 1"
+
 run_stress_ng() {	# run_stress_ng READY
 	secs=$(param stress 10)
 	[ "$secs" -gt 0 ] 2>/dev/null || { echo "stress-ng: skipped"; return 0; }
 	command -v stress-ng > /dev/null || { echo "stress-ng: not in initramfs"; return 0; }
-	stress-ng --timeout "${secs}s" --temp-path /tmp --metrics-brief \
-		--fork 2 --dentry 1 --dir 1 --sockpair 1 --sock 1 --pipe 1 \
-		--eventfd 1 --timerfd 1 --msg 1 --memfd 1 --signal 1 &
+	mkdir -p $STRESS_NG_TMP
+	if [ -n "$FAULTS_READY" ]; then
+		# make-it-fail before the exec: every stressor inherits it.
+		# The faults start once the stressors run (faults_start).
+		(echo 1 > /proc/self/make-it-fail &&
+		 exec stress-ng --timeout "${secs}s" $STRESS_NG_ARGS) &
+	else
+		stress-ng --timeout "${secs}s" $STRESS_NG_ARGS &
+	fi
 	pid=$!
 	while [ "$(children_of "$pid")" -eq 0 ]; do
 		read -r _ _ state _ 2> /dev/null < "/proc/$pid/stat" || break
 		[ "$state" != Z ] || break
 		sleep 1
 	done
+	frc=0
+	if [ -n "$FAULTS_READY" ]; then
+		faults_start "$(fault_rate 1)" "$(fault_rate 1)" "$(fault_rate 2)" || frc=1
+	fi
 	touch "$1"
 	wait "$pid"
 	rc=$?
+	if [ -n "$FAULTS_READY" ]; then
+		faults_stop stress || frc=1
+	fi
+	left=$(find $STRESS_NG_TMP | wc -l)
+	[ "$left" -le 1 ] || echo "stress-ng left $(( left - 1 )) files; removed"
+	rm -rf $STRESS_NG_TMP
+	[ $frc -eq 0 ] || { echo "fault injection: could not switch it on or off"; return 1; }
 	# 3: a stressor could not get resources; 4: not implemented here.
+	# 2: a stressor failed, which one whose allocations fail on purpose may.
 	case $rc in
 	0) return 0 ;;
 	3|4) echo "stress-ng: exit $rc (some stressors skipped)"; return 0 ;;
+	2) [ -n "$FAULTS_READY" ] || return 2
+	   echo "stress-ng: exit 2 (stressors failed under the injected faults)"
+	   return 0 ;;
 	*) return $rc ;;
+	esac
+}
+
+# ------------------------------------------------------------ fault injection
+# slqbtest.faults=1: failslab and fail_page_alloc fail the allocations of
+# tasks with make-it-fail set only (task-filter): stress-ng and its
+# stressors during the stress, then the faults module's kthreads, which
+# set it on themselves (tools/testing/slqb/faults/). Sleeping allocations
+# fail too (ignore-gfp-wait=N), and for pages highmem ones and order 0.
+# Each "times" counts down from FAULT_TIMES, so what it lost is how many
+# failures were injected: faults_stop says so on a "faults PHASE ..."
+# marker (the host side is tools/testing/slqb/slqb_faults.py). verbose=0:
+# the default (2, not rate limited) dumps a stack at every failure.
+
+FAULT_DIR=/sys/kernel/debug
+FAULT_TYPES="failslab fail_page_alloc"
+FAULT_TIMES=1000000000
+FAULTS_MOD=/lib/slqbtest-faults/slqb_faults.ko
+FAULTS_READY=""
+MEM_FAULTS=""
+
+faults_on() {	# whether the boot asks for fault injection
+	[ "$(param faults 0)" = 1 ]
+}
+
+fault_rate() {	# fault_rate N: field N of slqbtest.faultrate=P:I:M
+	param faultrate 10:10:20 | cut -d: -f"$1"
+}
+
+fault_set() {	# fault_set TYPE FILE VALUE
+	echo "$3" > "$FAULT_DIR/$1/$2" || { echo "$1/$2: cannot write $3"; return 1; }
+}
+
+faults_setup() {	# step: both capabilities ready, at probability 0
+	[ -d $FAULT_DIR/failslab ] || mount -t debugfs none $FAULT_DIR
+	for type in $FAULT_TYPES; do
+		[ -d "$FAULT_DIR/$type" ] || { echo "no $FAULT_DIR/$type: is the kernel" \
+			"built with CONFIG_FAILSLAB, CONFIG_FAIL_PAGE_ALLOC and" \
+			"CONFIG_FAULT_INJECTION_DEBUG_FS?"; return 1; }
+		for setting in probability=0 verbose=0 task-filter=Y \
+			       ignore-gfp-wait=N interval=1 space=0 times=$FAULT_TIMES; do
+			fault_set "$type" "${setting%%=*}" "${setting#*=}" || return 1
+		done
+	done
+	fault_set failslab cache-filter N &&
+	fault_set fail_page_alloc ignore-gfp-highmem N &&
+	fault_set fail_page_alloc min-order 0 || return 1
+	FAULTS_READY=1
+	echo "failslab, fail_page_alloc: make-it-fail tasks only, sleeping" \
+	     "allocations too, pages of any order; rate $(param faultrate 10:10:20)"
+}
+
+faults_start() {	# faults_start SLAB% PAGE% INTERVAL: switch the faults on
+	[ -n "$FAULTS_READY" ] || return 1
+	for type in $FAULT_TYPES; do
+		fault_set "$type" times $FAULT_TIMES &&
+		fault_set "$type" interval "$3" || return 1
+	done
+	fault_set failslab probability "$1" &&
+	fault_set fail_page_alloc probability "$2"
+}
+
+faults_stop() {	# faults_stop PHASE: switch them off, say how many hit
+	counts=""
+	for type in $FAULT_TYPES; do
+		fault_set "$type" probability 0 || return 1
+		read -r left < "$FAULT_DIR/$type/times" || return 1
+		counts="$counts $type=$(( FAULT_TIMES - left ))"
+	done
+	say "faults $1$counts"
+}
+
+faults_slqb() {	# step: the faults module, with fail_page_alloc alone on
+	[ -e "$FAULTS_MOD" ] || { echo "no $FAULTS_MOD in this initramfs: skipped"; return 0; }
+	[ -n "$FAULTS_READY" ] || return 1
+	faults_start 0 "$(fault_rate 3)" 1 || return 1
+	insmod "$FAULTS_MOD"
+	rc=$?
+	faults_stop slqb || rc=1
+	rmmod slqb_faults || rc=1
+	line=$(dmesg | grep -E 'slqb_faults: (PASS|FAIL)' | tail -1)
+	echo "${line#*] }"
+	case "$line" in
+	*"slqb_faults: PASS"*) return $rc ;;
+	*) return 1 ;;
 	esac
 }
 
@@ -902,7 +1027,15 @@ bench)
 	step churn run_churn
 	step cpu-hotplug cpu_hotplug
 	step memcg run_in_memcg
+	if faults_on; then
+		record_mem before-faults
+		MEM_FAULTS=$slab
+		step faults-setup faults_setup
+	fi
 	step stress stress_all
+	if faults_on; then
+		step faults-slqb faults_slqb
+	fi
 	if memhp_on; then
 		step memhp-online memhp_online_result
 		step memhp-churn memhp_stop_churn
@@ -912,6 +1045,9 @@ bench)
 	step shrink shrink_caches
 	record_mem shrunk kept
 	step slab-memory-returned mem_returned
+	if faults_on; then
+		step faults-slab-memory mem_returned "$MEM_FAULTS" "before the faults"
+	fi
 	if memhp_on; then
 		step memhp-remove memhp_remove
 		record_mem removed
