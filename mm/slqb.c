@@ -1344,14 +1344,22 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 	run->nr = end - size;
 	slqb_memcg_free_hook(run->s, run->slab, &p[size], run->nr);
 	init = slqb_init_on_free(run->s);
-	head = NULL;
+	/*
+	 * The first object linked, the run's last, is checked against the
+	 * head of this CPU's LIFO, as slab_free() checks: the naive double
+	 * free of an object freed singly just before. The link it gets is
+	 * never followed: whatever takes the run sets its last object's.
+	 */
+	head = IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ?
+	       this_cpu_read(run->s->cpu_slab->list.freelist) : NULL;
 	for (i = size; i < end; i++) {
 		void *x = p[i];
 
 		/*
-		 * The naive double free, the object twice in a row: linked to
-		 * itself, it would be allocated twice. As in slab_free(),
-		 * KASAN reports it if it is on.
+		 * The naive double free, the object twice in a row (or the
+		 * LIFO's head, above): linked to itself, it would be
+		 * allocated twice. As in slab_free(), KASAN reports it if it
+		 * is on. Before the hooks, which may wipe the free pointer.
 		 */
 		if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
 		    unlikely(x == head)) {
@@ -1371,33 +1379,13 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 		head = x;
 	}
 	run->head = head;
+	/* The first object linked is the run's last, unless it was dropped. */
 	run->tail = p[size];
-	if (IS_ENABLED(CONFIG_KASAN) && run->nr)
+	if ((IS_ENABLED(CONFIG_KASAN) ||
+	     IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED)) && run->nr)
 		for (i = size; !run->tail; )
 			run->tail = p[++i];
 	return size;
-}
-
-/*
- * @tail, the last object of a run from @head, is the head of the LIFO the
- * run is about to join: the naive double free of slab_free(), across two
- * calls. Report it and take it out of the run. Returns the run's new last
- * object, NULL if nothing is left of it. By value, so that the run stays
- * in registers on the paths that never come here.
- */
-static noinline __cold void *drop_tail(struct kmem_cache *s, void *head,
-				       void *tail, unsigned long addr)
-{
-	void *prev = head;
-
-	if (!kasan_slab_free(s, tail, false))
-		report_double_free(s, tail, addr);
-	if (head == tail)
-		return NULL;
-	while (get_freepointer(s, prev) != tail)
-		prev = get_freepointer(s, prev);
-	set_freepointer(s, prev, NULL);
-	return prev;
 }
 
 /*
@@ -1422,16 +1410,6 @@ static __always_inline void free_run(struct slqb_run *run)
 	stat_add(l, FREE, run->nr);
 	/* A racing write of hiwater is safe: see Bounds at the top. */
 	if (likely(lifo && l->nr + run->nr <= data_race(s->hiwater))) {
-		if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
-		    unlikely(run->tail == l->freelist)) {
-			run->tail = drop_tail(s, run->head, run->tail,
-					      _RET_IP_);
-			if (!run->tail) {
-				local_irq_restore(flags);
-				return;
-			}
-			run->nr--;
-		}
 		set_freepointer(s, run->tail, l->freelist);
 		l->freelist = run->head;
 		l->nr += run->nr;
