@@ -17,6 +17,7 @@ import lzma
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -405,3 +406,33 @@ def make_module(paths: Paths, spec: KernelSpec, mod_dir: str, what: str) -> None
 	warnings = [l for l in lines if 'warning:' in l]
 	if warnings:
 		warn(f'the {what} module builds with warnings:\n' + quote_lines(warnings[:10]))
+
+
+def build_external_module(paths: Paths, spec: KernelSpec, src_dir: str,
+			  sources: Sequence[str], ko: str, what: str) -> str:
+	"""Copies sources from src_dir into the folder of ko, in spec's build
+	directory, and builds the module there against the kernel (W=1),
+	unless ko is newer than its sources and the kernel. Returns ko. The
+	caller holds the build lock."""
+	mod_dir = os.path.dirname(ko)
+	os.makedirs(mod_dir, exist_ok=True)
+	for name in sources:
+		src, dst = os.path.join(src_dir, name), os.path.join(mod_dir, name)
+		with open(src, 'rb') as f:
+			data = f.read()
+		if not os.path.exists(dst) or read_bytes(dst) != data:
+			shutil.copyfile(src, dst)
+	inputs = [os.path.join(mod_dir, n) for n in sources] + \
+		[os.path.join(spec.build_dir(paths), 'Module.symvers')]
+	newest = max(os.path.getmtime(p) for p in inputs if os.path.exists(p))
+	if os.path.exists(ko) and os.path.getmtime(ko) >= newest:
+		return ko
+	make_module(paths, spec, mod_dir, what)
+	log(f'{what} module: {ko}')
+	return ko
+
+
+def read_bytes(path: str) -> bytes:
+	"""The contents of path."""
+	with open(path, 'rb') as f:
+		return f.read()

@@ -38,17 +38,16 @@ whether slab memory came back.
 import dataclasses
 import os
 import re
-import shutil
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from slqb_arch import DEFAULT_ARCH
 from slqb_boot import BootExtras, BootHook, BootOutcome, BootRequest, Prepared
-from slqb_build import KernelSpec, make_module
+from slqb_build import KernelSpec, build_external_module
 from slqb_checks import CheckFailed, Context
 from slqb_guest import marker_text, param, step_output, step_results
 from slqb_host import BuildLock
 from slqb_initramfs import CpioList, InitramfsExtra, build_initramfs
-from slqb_util import HARNESS_DIR, Paths, SlqbError, log, quote_lines
+from slqb_util import HARNESS_DIR, Paths, SlqbError, quote_lines
 
 MODULE_SRC = os.path.join(HARNESS_DIR, 'faults')
 MODULE_SOURCES = ('slqb_faults.c', 'Kbuild', 'Makefile')
@@ -238,27 +237,11 @@ def module_path(paths: Paths, spec: KernelSpec) -> str:
 
 
 def build_module(paths: Paths, spec: KernelSpec) -> str:
-	"""Copies faults/ into <build>/slqb-faults and builds slqb_faults.ko
-	there against the kernel (W=1), unless it is newer than its sources
-	and the kernel. Returns the .ko path. The caller holds the build lock."""
-	build = spec.build_dir(paths)
-	ko = module_path(paths, spec)
-	mod_dir = os.path.dirname(ko)
-	os.makedirs(mod_dir, exist_ok=True)
-	for name in MODULE_SOURCES:
-		src, dst = os.path.join(MODULE_SRC, name), os.path.join(mod_dir, name)
-		with open(src, 'rb') as f:
-			data = f.read()
-		if not os.path.exists(dst) or open(dst, 'rb').read() != data:
-			shutil.copyfile(src, dst)
-	inputs = [os.path.join(mod_dir, n) for n in MODULE_SOURCES] + \
-		[os.path.join(build, 'Module.symvers')]
-	newest = max(os.path.getmtime(p) for p in inputs if os.path.exists(p))
-	if os.path.exists(ko) and os.path.getmtime(ko) >= newest:
-		return ko
-	make_module(paths, spec, mod_dir, 'faults')
-	log(f'faults module: {ko}')
-	return ko
+	"""Copies faults/ into <build>/slqb-faults and builds its module there
+	against the kernel (W=1), unless it is newer than its sources and the
+	kernel. Returns the .ko path. The caller holds the build lock."""
+	return build_external_module(paths, spec, MODULE_SRC, MODULE_SOURCES,
+				     module_path(paths, spec), 'faults')
 
 
 class ModuleFiles(InitramfsExtra):

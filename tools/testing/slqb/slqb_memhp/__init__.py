@@ -31,13 +31,12 @@ import dataclasses
 import os
 import queue
 import re
-import shutil
 import threading
 from typing import Dict, List, Optional, Tuple
 
 from slqb_arch import DEFAULT_ARCH
 from slqb_boot import BootExtras, BootHook, BootOutcome, BootRequest, Prepared
-from slqb_build import KernelSpec, make_module
+from slqb_build import KernelSpec, build_external_module
 from slqb_checks import CheckFailed, Context
 from slqb_guest import (MEMHP_ADD, MEMHP_REMOVE_RE, MEMHP_SLABS_RE,
 			marker_text, memhp_params, step_output, step_results)
@@ -294,25 +293,11 @@ def module_path(paths: Paths, spec: KernelSpec) -> str:
 
 
 def build_module(paths: Paths, spec: KernelSpec) -> str:
-	"""Copies memhp/ into <build>/slqb-memhp and builds slqb_memhp.ko
-	there against the kernel (W=1), unless it is newer than its sources
-	and the kernel. Returns the .ko path. The caller holds the build lock."""
-	build = spec.build_dir(paths)
-	ko = module_path(paths, spec)
-	mod_dir = os.path.dirname(ko)
-	os.makedirs(mod_dir, exist_ok=True)
-	for name in MODULE_SOURCES:
-		src, dst = os.path.join(MODULE_SRC, name), os.path.join(mod_dir, name)
-		if not os.path.exists(dst) or open(src, 'rb').read() != open(dst, 'rb').read():
-			shutil.copyfile(src, dst)
-	inputs = [os.path.join(mod_dir, n) for n in MODULE_SOURCES] + \
-		[os.path.join(build, 'Module.symvers')]
-	newest = max(os.path.getmtime(p) for p in inputs if os.path.exists(p))
-	if os.path.exists(ko) and os.path.getmtime(ko) >= newest:
-		return ko
-	make_module(paths, spec, mod_dir, 'memhp')
-	log(f'memhp module: {ko}')
-	return ko
+	"""Copies memhp/ into <build>/slqb-memhp and builds its module there
+	against the kernel (W=1), unless it is newer than its sources and the
+	kernel. Returns the .ko path. The caller holds the build lock."""
+	return build_external_module(paths, spec, MODULE_SRC, MODULE_SOURCES,
+				     module_path(paths, spec), 'memhp')
 
 
 class ModuleFiles(InitramfsExtra):
