@@ -91,7 +91,9 @@
  *    a refill or a node-specific allocation takes from it only for an
  *    entitled caller (node_partial(), adopt_node_slab()), one object at a
  *    time, and only when nothing else is left;
- *  - a free, single or bulk, sends its object straight home;
+ *  - a free, single or bulk, sends its object straight home: the one
+ *    compare of the page flags that finds an object of another node finds
+ *    these too (slab_lifo_ok());
  *  - once empty, it goes back to the page allocator, never to the reserve
  *    of empty slabs.
  *
@@ -1128,8 +1130,7 @@ static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 	struct kmem_cache_list *l = &c->list;
 
 	stat(l, FREE);
-	if (likely(slab_nid(slab) == slqb_local_node() &&
-		   !slab_test_pfmemalloc(slab))) {
+	if (likely(slab_lifo_ok(slab))) {
 		set_freepointer(s, object, l->freelist);
 		l->freelist = object;
 		/* A racing write of hiwater is safe: see Bounds at the top. */
@@ -1294,6 +1295,47 @@ struct slqb_run {
 #define SLQB_RUN_LOOKAHEAD	4
 
 /*
+ * Link the objects p[from..end) of a run behind @head, in reverse, each
+ * after its free hooks; return the run's head. An object the hooks keep
+ * (KASAN's quarantine) or that is freed twice is left out: its p[] entry
+ * becomes NULL and run->nr drops.
+ */
+static __always_inline void *link_run(struct slqb_run *run, void **p,
+				      size_t from, size_t end, void *head,
+				      bool init, unsigned long addr)
+{
+	size_t i;
+
+	for (i = from; i < end; i++) {
+		void *x = p[i];
+
+		/*
+		 * The naive double free, the object twice in a row (or the
+		 * LIFO's head, see take_run()): linked to itself, it would be
+		 * allocated twice. As in slab_free(), KASAN reports it if it
+		 * is on. Before the hooks, which may wipe the free pointer.
+		 */
+		if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
+		    unlikely(x == head)) {
+			if (!kasan_slab_free(run->s, x, false))
+				report_double_free(run->s, x, addr);
+			p[i] = NULL;
+			run->nr--;
+			continue;
+		}
+		/* Quarantined by KASAN: left out of the run, marked done. */
+		if (slab_free_hook(run->s, x, init)) {
+			p[i] = NULL;
+			run->nr--;
+			continue;
+		}
+		set_freepointer(run->s, x, head);
+		head = x;
+	}
+	return head;
+}
+
+/*
  * Take the run of the last object of @p[0..@size): it and the objects of
  * its slab before it, until SLQB_RUN_LOOKAHEAD objects of other slabs have
  * been passed. The run moves to the end of the array and is linked up.
@@ -1352,33 +1394,11 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 	 */
 	head = IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ?
 	       this_cpu_read(run->s->cpu_slab->list.freelist) : NULL;
-	for (i = size; i < end; i++) {
-		void *x = p[i];
-
-		/*
-		 * The naive double free, the object twice in a row (or the
-		 * LIFO's head, above): linked to itself, it would be
-		 * allocated twice. As in slab_free(), KASAN reports it if it
-		 * is on. Before the hooks, which may wipe the free pointer.
-		 */
-		if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
-		    unlikely(x == head)) {
-			if (!kasan_slab_free(run->s, x, false))
-				report_double_free(run->s, x, _RET_IP_);
-			p[i] = NULL;
-			run->nr--;
-			continue;
-		}
-		/* Quarantined by KASAN: left out of the run, marked done. */
-		if (slab_free_hook(run->s, x, init)) {
-			p[i] = NULL;
-			run->nr--;
-			continue;
-		}
-		set_freepointer(run->s, x, head);
-		head = x;
-	}
-	run->head = head;
+	/* One loop for each value of init: no test of it per object. */
+	if (unlikely(init))
+		run->head = link_run(run, p, size, end, head, true, _RET_IP_);
+	else
+		run->head = link_run(run, p, size, end, head, false, _RET_IP_);
 	/* The first object linked is the run's last, unless it was dropped. */
 	run->tail = p[size];
 	if ((IS_ENABLED(CONFIG_KASAN) ||
@@ -1400,11 +1420,10 @@ static __always_inline void free_run(struct slqb_run *run)
 	struct kmem_cache_cpu *c;
 	unsigned long flags;
 	LIST_HEAD(discard);
-	bool local, lifo;
+	bool lifo;
 
 	local_irq_save(flags);
-	local = slab_nid(run->slab) == slqb_local_node();
-	lifo = local && !slab_test_pfmemalloc(run->slab);
+	lifo = slab_lifo_ok(run->slab);
 	c = this_cpu_ptr(s->cpu_slab);
 	l = &c->list;
 	stat_add(l, FREE, run->nr);
@@ -1416,7 +1435,7 @@ static __always_inline void free_run(struct slqb_run *run)
 		local_irq_restore(flags);
 		return;
 	}
-	if (!local)
+	if (slab_nid(run->slab) != slqb_local_node())
 		stat_add(l, FREE_REMOTE, run->nr);
 	send_run(s, c, run->slab, run->head, run->tail, run->nr, &discard,
 		 false);

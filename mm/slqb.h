@@ -122,6 +122,31 @@ static __always_inline int slqb_local_node(void)
 	return this_cpu_read(slqb_node);
 }
 
+/*
+ * May a free put an object of @slab on this CPU's LIFO? Only if the slab is
+ * of the local node and not of the emergency reserves. Where the page flags
+ * hold the node, they hold both answers (the reserves' mark is PG_active,
+ * see slab_test_pfmemalloc()): the free compares one load of them with the
+ * bits a local, ordinary slab has, which each CPU keeps beside its node.
+ */
+#ifndef NODE_NOT_IN_PAGE_FLAGS
+#define SLQB_LIFO_FLAGS_MASK	((NODES_MASK << NODES_PGSHIFT) | BIT(PG_active))
+
+DECLARE_PER_CPU(unsigned long, slqb_node_flags);
+
+static __always_inline bool slab_lifo_ok(struct slab *slab)
+{
+	return (READ_ONCE(slab->__page_flags) & SLQB_LIFO_FLAGS_MASK) ==
+	       this_cpu_read(slqb_node_flags);
+}
+#else
+static __always_inline bool slab_lifo_ok(struct slab *slab)
+{
+	return slab_nid(slab) == slqb_local_node() &&
+	       !slab_test_pfmemalloc(slab);
+}
+#endif
+
 static inline struct kmem_cache_cpu *cpu_of(struct kmem_cache *s, int cpu)
 {
 	return per_cpu_ptr(s->cpu_slab, cpu);

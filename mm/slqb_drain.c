@@ -28,6 +28,10 @@ static DEFINE_PER_CPU(struct delayed_work, slqb_trim_wake_work);
 
 /* Each CPU's local memory node, see "Nodes" at the top of mm/slqb.c. */
 DEFINE_PER_CPU(int, slqb_node);
+#ifndef NODE_NOT_IN_PAGE_FLAGS
+/* The node's bits in the page flags, for slab_lifo_ok(). */
+DEFINE_PER_CPU(unsigned long, slqb_node_flags);
+#endif
 
 /* The node with normal memory nearest to @node. */
 static int nearest_memory_node(int node)
@@ -46,7 +50,13 @@ static int nearest_memory_node(int node)
 
 void slqb_set_local_node(int cpu)
 {
-	WRITE_ONCE(per_cpu(slqb_node, cpu), nearest_memory_node(cpu_to_mem(cpu)));
+	int node = nearest_memory_node(cpu_to_mem(cpu));
+
+	WRITE_ONCE(per_cpu(slqb_node, cpu), node);
+#ifndef NODE_NOT_IN_PAGE_FLAGS
+	WRITE_ONCE(per_cpu(slqb_node_flags, cpu),
+		   ((unsigned long)node & NODES_MASK) << NODES_PGSHIFT);
+#endif
 }
 
 /* Drains, shrink and destroy */
