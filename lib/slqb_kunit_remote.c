@@ -436,9 +436,68 @@ static void slqb_test_remote_claim_stopped(struct kunit *test)
 	check_owner_stops(test, LEFT_CLAIMED);
 }
 
+/* A push to a remote queue, and the owner's trim wake-up around it. */
+struct push_wake {
+	struct slqb_test_ctx ctx;
+	int owner;
+	bool before, after;
+};
+
+/*
+ * On the freeing CPU: disarm the owner's wake-up, as its last pass would
+ * have if it left nothing queued, then hand the LIFO's objects to their
+ * owner with a trim pass.
+ */
+static int push_wake_fn(void *arg)
+{
+	struct push_wake *pw = arg;
+
+	slqb_test_trim_wake_cancel(pw->owner);
+	pw->before = slqb_test_trim_wake_armed(pw->owner);
+	slqbt_do_trim(&pw->ctx);
+	pw->after = slqb_test_trim_wake_armed(pw->owner);
+	return 0;
+}
+
+/*
+ * A CPU whose last trim pass left nothing queued has no wake-up armed, and
+ * its periodic pass does not wake it from NOHZ idle. Objects pushed to its
+ * remote queue after that pass would wait, each keeping a slab, until
+ * something else woke it: the push that finds the queue empty arms the
+ * wake-up. slab_mutex, held throughout, keeps the trim works out.
+ */
+static void slqb_test_push_wakes_owner(struct kunit *test)
+{
+	struct push_wake pw = { .ctx.objs = test_array(test) };
+	struct kmem_cache *s;
+	int a, b;
+
+	if (!cpus_on_one_node(&a, &b))
+		kunit_skip(test, "needs two online CPUs on one node");
+
+	s = slqbt_cache(test, "slqb_test_push_wake", TEST_OBJ_SIZE, 0, 0, NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	pw.ctx.s = s;
+	pw.ctx.nr = s->freebatch;
+	pw.owner = a;
+
+	slqbt_lock_slabs();
+	slqbt_run_on(test, a, slqbt_do_alloc, &pw.ctx);
+	slqbt_run_on(test, b, slqbt_do_free, &pw.ctx);
+	slqbt_run_on(test, b, push_wake_fn, &pw);
+	KUNIT_EXPECT_FALSE(test, pw.before);
+	KUNIT_EXPECT_EQ(test, atomic_read(&cpu_list(s, a)->remote_nr),
+			(int)s->freebatch);
+	KUNIT_EXPECT_TRUE(test, pw.after);
+	slqbt_unlock_slabs(test);
+
+	slqbt_destroy_empty(test, s);
+}
+
 static struct kunit_case slqb_remote_cases[] = {
 	KUNIT_CASE(slqb_test_remote_free_cross_node),
 	KUNIT_CASE(slqb_test_remote_free_same_node),
+	KUNIT_CASE(slqb_test_push_wakes_owner),
 	KUNIT_CASE(slqb_test_remote_runs_by_owner),
 	KUNIT_CASE(slqb_test_remote_cap),
 	KUNIT_CASE(slqb_test_remote_cap_busy),

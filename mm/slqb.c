@@ -119,9 +119,10 @@
  * ------------------------------
  *  - trim work (slqb_trim(), deferrable, every SLQB_TRIM_INTERVAL on each
  *    CPU) and trim-wake work (slqb_trim_wake(), armed while a pass leaves
- *    objects queued, so that a NOHZ idle CPU gets its pass): process
- *    context on their CPU, under slab_mutex, interrupts disabled per cache;
- *    they touch that CPU's lists and the local node's reserve;
+ *    objects queued, and by a push that finds an owner's remote queue
+ *    empty, so that a NOHZ idle CPU gets its pass): process context on
+ *    their CPU, under slab_mutex, interrupts disabled per cache; they
+ *    touch that CPU's lists and the local node's reserve;
  *  - claim irq_work (slqb_claim_work()): queued on the owner by a CPU whose
  *    push took the owner's remote queue past its cap; hard interrupt on the
  *    owner, which claims its own queue;
@@ -396,6 +397,8 @@ static void remote_push(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	if (queued > (int)(SLQB_REMOTE_CAP * READ_ONCE(s->hiwater)) &&
 	    !READ_ONCE(target->dead) && cpu_online(target->cpu))
 		slqb_remote_over_cap(s, c, target, queued);
+	else if (queued == (int)nr && !READ_ONCE(target->dead))
+		slqb_trim_wake_on(target->cpu);
 
 	/* Pairs with the barrier in slqb_drain_dead_cpu(). */
 	smp_mb();

@@ -395,6 +395,7 @@ int slqb_node_lists_online(int nid);
 
 /* Draining, trim and hotplug, mm/slqb_drain.c. */
 void slqb_set_local_node(int cpu);
+void slqb_trim_wake_on(int cpu);
 void __init slqb_hotplug_init(void);
 
 extern nodemask_t slqb_nodes;
@@ -689,6 +690,8 @@ void slqb_test_trim(struct kmem_cache *s);
 void slqb_test_trim_all(void);
 /* Whether @cpu's trim is armed to wake it up (it still queues objects). */
 bool slqb_test_trim_wake_armed(int cpu);
+/* Disarm @cpu's trim wake-up, as a pass that left nothing queued does. */
+void slqb_test_trim_wake_cancel(int cpu);
 /*
  * SLQB's shrinker: what it counts (@nr_to_scan 0), or what one scan for
  * @nr_to_scan objects freed.

@@ -10,6 +10,7 @@
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
+#include <linux/jump_label.h>
 #include <linux/ktime.h>
 #include <linux/memory.h>
 #include <linux/mm.h>
@@ -293,7 +294,9 @@ static unsigned int trim_cache(struct kmem_cache *s)
  * little after the next periodic pass is due: on a busy CPU the periodic
  * pass comes first and pushes it on, on an idle one it runs the pass
  * itself. An idle LIFO is flushed whole by its second pass, so an idle CPU
- * is woken a few times at most and then left alone.
+ * is woken a few times at most and then left alone. A push that finds one
+ * of its remote queues empty arms it too (slqb_trim_wake_on()): the pass
+ * before may have left nothing queued.
  */
 static void trim_all_caches(void)
 {
@@ -310,6 +313,28 @@ static void trim_all_caches(void)
 				    SLQB_TRIM_INTERVAL + SLQB_TRIM_WAKE_SLACK);
 	else
 		cancel_delayed_work(wake);
+}
+
+/* Set once the trim works of every possible CPU are initialised. */
+static DEFINE_STATIC_KEY_FALSE(slqb_trim_ready);
+
+/*
+ * A push found @cpu's remote queue of some cache empty. Its owner may sleep
+ * in NOHZ idle past its deferrable pass, with nothing queued when it last
+ * ran and so no trim-wake work armed: arm that now. On a CPU that goes
+ * offline meanwhile, the work runs wherever its workqueue puts it, and
+ * trims that CPU; the dead CPU's queues are drained by slqb_cpu_dead().
+ */
+void slqb_trim_wake_on(int cpu)
+{
+	struct delayed_work *wake;
+
+	if (!static_branch_likely(&slqb_trim_ready))
+		return;
+	wake = per_cpu_ptr(&slqb_trim_wake_work, cpu);
+	if (!delayed_work_pending(wake))
+		queue_delayed_work_on(cpu, system_wq, wake,
+				      SLQB_TRIM_INTERVAL + SLQB_TRIM_WAKE_SLACK);
 }
 
 static void slqb_trim(struct work_struct *work)
@@ -333,9 +358,6 @@ static int slqb_cpu_online(unsigned int cpu)
 	 * cpu_to_mem() for this CPU (powerpc does so as it comes up).
 	 */
 	slqb_set_local_node(cpu);
-	INIT_DEFERRABLE_WORK(work, slqb_trim);
-	INIT_DELAYED_WORK(per_cpu_ptr(&slqb_trim_wake_work, cpu),
-			  slqb_trim_wake);
 	schedule_delayed_work_on(cpu, work, SLQB_TRIM_INTERVAL + cpu);
 	return 0;
 }
@@ -547,7 +569,19 @@ void __init slqb_hotplug_init(void)
 /* Once workqueues run: the shrinker, and each CPU's trim works. */
 static int __init slqb_trim_init(void)
 {
-	int state;
+	int state, cpu;
+
+	/*
+	 * Once for all: a push may arm a CPU's trim-wake work while the CPU
+	 * is offline, and it must still be a work when the CPU comes back.
+	 */
+	for_each_possible_cpu(cpu) {
+		INIT_DEFERRABLE_WORK(per_cpu_ptr(&slqb_trim_work, cpu),
+				     slqb_trim);
+		INIT_DELAYED_WORK(per_cpu_ptr(&slqb_trim_wake_work, cpu),
+				  slqb_trim_wake);
+	}
+	static_branch_enable(&slqb_trim_ready);
 
 	state = register_shrinker(&slqb_shrinker, "slqb-queues");
 	if (state)
@@ -577,6 +611,11 @@ void slqb_test_trim_all(void)
 bool slqb_test_trim_wake_armed(int cpu)
 {
 	return delayed_work_pending(per_cpu_ptr(&slqb_trim_wake_work, cpu));
+}
+
+void slqb_test_trim_wake_cancel(int cpu)
+{
+	cancel_delayed_work(per_cpu_ptr(&slqb_trim_wake_work, cpu));
 }
 
 /* Retried while the callback could not take its locks (0 or SHRINK_STOP). */
