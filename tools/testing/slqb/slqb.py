@@ -30,6 +30,7 @@ and the new files of this repository, boot it in QEMU, and judge the boot.
                [--base-config FILE]
   slqb.py apply DIR      lay the series and the new files over a 6.1 tree
   slqb.py test           everything CI runs
+  slqb.py test --sanitizers   SLQB under KCSAN, kmemleak and UBSAN
   slqb.py boot|test --arch arm64|i386   the same on another architecture
   slqb.py series [DIR]   export the series for git am, with a cover letter
   slqb.py bench [--quick] [--runs R] [--kernel NAME=ALLOC[:CONFIG_X=V,...]]
@@ -127,6 +128,8 @@ def cmd_apply(args: argparse.Namespace) -> int:
 def cmd_test(args: argparse.Namespace) -> int:
 	"""slqb test: every check CI runs; exit 1 if one fails."""
 	only = list(args.group)
+	if args.sanitizers:
+		only.append('sanitizers')
 	if args.arch != DEFAULT_ARCH:
 		only.append(group_name(args.arch))
 	groups = select_groups(only)
@@ -192,6 +195,10 @@ def parser() -> argparse.ArgumentParser:
 			  help='stream each guest console instead of its marker lines')
 	test.add_argument('--group', action='append', default=[], metavar='NAME',
 			  help='run only this check group (repeatable)')
+	test.add_argument('--sanitizers', action='store_true',
+			  help='build and boot the sanitizer kernels (KCSAN; '
+			  'kmemleak with UBSAN): the group sanitizers, alone '
+			  'unless --group names others')
 	test.add_argument('--arch', choices=list(ARCHES), default=DEFAULT_ARCH,
 			  help='boot SLQB on this architecture: its group arch-NAME, '
 			  'instead of the x86_64 groups unless --group names them '

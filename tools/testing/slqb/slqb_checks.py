@@ -34,7 +34,7 @@ from slqb_util import HARNESS_DIR, Paths, SlqbError, quote_lines
 # rest of the harness.
 GROUP_MODULES = ('slqb_group_unit', 'slqb_group_harness', 'slqb_group_slqbinfo',
 		 'slqb_group_kernels', 'slqb_bench.group', 'slqb_series.group',
-		 'slqb_group_arch', 'slqb_group_peers')
+		 'slqb_group_arch', 'slqb_group_peers', 'slqb_group_sanitizers')
 
 GROUPS: Dict[str, Callable[['Context'], None]] = {}
 # Groups that run only when named (--group, or --arch for arch-*), not in

@@ -9,7 +9,7 @@ kconfig share one build. SLQB boots run only once the patched tree has
 import dataclasses
 import json
 import re
-from typing import Collection, List, Optional, Sequence, Tuple
+from typing import Callable, Collection, List, Optional, Sequence, Tuple
 
 import slqb_faults
 import slqb_memhp
@@ -20,10 +20,10 @@ from slqb_checks import CheckFailed, Context, check_group
 from slqb_guest import fake_report_params, load_params, selftest_params
 from slqb_host import BuildLock
 from slqb_qemu import Shape
-from slqb_report import (REPORTING_SUITES, Allowed, ktap_suite, suite_reports,
-			 strip_printk, unexpected_reports)
+from slqb_report import (REPORTING_SUITES, Allowed, classify, ktap_suite,
+			 suite_reports, strip_printk, unexpected_reports)
 from slqb_tree import pristine_stamp_path, read_json
-from slqb_util import SlqbError
+from slqb_util import SlqbError, quote_lines
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,10 +258,12 @@ def relevant(outcome: BootOutcome, *words: str) -> str:
 
 
 def judge_pass(ctx: Context, boot: Boot, outcome: BootOutcome,
-	       memhp: Optional[slqb_memhp.MemoryHotplug] = None) -> None:
+	       memhp: Optional[slqb_memhp.MemoryHotplug] = None,
+	       allowed: Optional[Allowed] = None) -> None:
 	"""The three checks of a boot expected to pass, then those of its
 	self-tests, of its memory hotplug (memhp, the boot's hook) and of its
-	fault injection."""
+	fault injection. allowed(label, index, line), if given, names the
+	report lines that do not fail the boot (they are printed)."""
 	guest, reports, kunit = check_names(boot)[:3]
 
 	def guest_pass() -> None:
@@ -269,6 +271,19 @@ def judge_pass(ctx: Context, boot: Boot, outcome: BootOutcome,
 			raise CheckFailed(relevant(outcome, 'guest', 'QEMU'))
 
 	def no_reports() -> None:
+		if allowed is not None:
+			text = [strip_printk(line) for line in outcome.run.lines]
+			bad = unexpected_reports(text, allowed)
+			shown = [l for i, l in enumerate(text)
+				 if classify(l) and allowed(classify(l), i, l)]
+			if shown:
+				print(quote_lines([f'{len(shown)} report lines allowed:']
+						  + shown[:20]), flush=True)
+			if bad:
+				raise CheckFailed(f'{len(bad)} report lines, first:\n'
+						  + '\n'.join(bad[:5]) +
+						  f'\nFull console log: {outcome.log_path}')
+			return
 		if outcome.findings:
 			labels = ', '.join(f.label for f in outcome.findings)
 			raise CheckFailed(f'{labels}\n' + relevant(outcome, 'the kernel reported'))
@@ -499,8 +514,14 @@ def judge_expected_failure(ctx: Context, boot: Boot, outcome: BootOutcome) -> No
 	ctx.check(name, caught)
 
 
-def run_boot(ctx: Context, prepared: Prepared, boot: Boot) -> None:
-	"""Boots one table entry and reports its checks."""
+Judge = Callable[[Context, Boot, BootOutcome,
+		  Optional[slqb_memhp.MemoryHotplug]], None]
+
+
+def run_boot(ctx: Context, prepared: Prepared, boot: Boot,
+	     judge: Optional[Judge] = None) -> None:
+	"""Boots one table entry and reports its checks: judge's, if given,
+	else those its expect asks for."""
 	req = BootRequest(shape=Shape(boot.cpus, boot.nodes, boot.memoryless,
 				      boot.memory_hotplug),
 			  mode=boot.mode, stress=boot.stress, append=boot.append,
@@ -517,7 +538,9 @@ def run_boot(ctx: Context, prepared: Prepared, boot: Boot) -> None:
 		for name in check_names(boot):
 			ctx.record(name, False, f'could not boot: {e}')
 		return
-	if boot.expect == 'pass':
+	if judge is not None:
+		judge(ctx, boot, outcome, memhp)
+	elif boot.expect == 'pass':
 		judge_pass(ctx, boot, outcome, memhp)
 	elif boot.expect == 'debug':
 		judge_debug(ctx, boot, outcome)
@@ -564,8 +587,10 @@ def compile_nosmp(ctx: Context) -> None:
 	ctx.check(name, build)
 
 
-def run_table(ctx: Context, table: Sequence[Boot]) -> None:
-	"""Builds each kernel of table and boots it in each of its shapes."""
+def run_table(ctx: Context, table: Sequence[Boot],
+	      judge: Optional[Judge] = None) -> None:
+	"""Builds each kernel of table and boots it in each of its shapes;
+	judge, if given, judges every boot (see run_boot)."""
 	for spec in kernel_specs(table):
 		boots = [b for b in table if KernelSpec(b.alloc, b.kconfig) == spec]
 		if spec.alloc == 'slqb' and not slqb_available(ctx):
@@ -580,7 +605,7 @@ def run_table(ctx: Context, table: Sequence[Boot]) -> None:
 				for name in check_names(boot):
 					ctx.record(name, False, 'not run: the build failed')
 			else:
-				run_boot(ctx, prepared, boot)
+				run_boot(ctx, prepared, boot, judge)
 
 
 @check_group('kernels')

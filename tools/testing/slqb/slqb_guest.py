@@ -25,6 +25,7 @@ MARKER = 'SLQB-GUEST: '
 VERDICT_RE = re.compile(r'SLQB-GUEST: (PASS|FAIL)\b ?(.*)')
 STEP_FAILED_RE = re.compile(r'SLQB-GUEST: step .* FAILED')
 STEP_END_RE = re.compile(r'SLQB-GUEST: step (\S+) (ok|FAILED)\b')
+KMEMLEAK_RE = re.compile(r'SLQB-GUEST: kmemleak: (\d+) suspected leaks')
 BENCH_RE = re.compile(r'SLQB-BENCH (\w+)((?: [\w.-]+=\S*)*)\s*$')
 BENCH_PAIR_RE = re.compile(r'([\w.-]+)=(\S*)')
 

@@ -23,6 +23,7 @@ import gzip
 import lzma
 import os
 import re
+import subprocess
 import sys
 import unittest
 from unittest import mock
@@ -1380,3 +1381,94 @@ class FaultsBootTest(unittest.TestCase):
 
 if __name__ == '__main__':
 	unittest.main()
+
+# ---------------------------------------------------------------- sanitizers
+
+KCSAN_ELSEWHERE = [
+	'[   40.1] ==================================================================',
+	'[   40.1] BUG: KCSAN: data-race in atime_needs_update / touch_atime',
+	'[   40.1] write to 0xffff888003d2e9a0 of 8 bytes by task 80 on cpu 2:',
+]
+KCSAN_OURS = [
+	'[   41.2] BUG: KCSAN: data-race in slqb_trim.constprop.0+0x5a/0x200 / '
+	'kmem_cache_free+0x11/0x40',
+]
+
+
+class SanitizerTest(unittest.TestCase):
+	"""The sanitizers group: whose KCSAN reports fail, kmemleak's count."""
+
+	def test_reports_are_classified(self):
+		classify = slqb_report.classify
+		self.assertEqual(classify(KCSAN_ELSEWHERE[1]), 'KCSAN report')
+		self.assertEqual(classify('[ 3.1] UBSAN: shift-out-of-bounds in '
+					  'mm/slqb.c:12:3'), 'UBSAN report')
+		self.assertEqual(classify('kmemleak: 3 new suspected memory leaks '
+					  '(see /sys/kernel/debug/kmemleak)'), 'kmemleak report')
+		self.assertIsNone(classify('kmemleak: Kernel memory leak detector initialized'))
+
+	def test_kcsan_header_functions(self):
+		import slqb_group_sanitizers as san
+		self.assertEqual(san.kcsan_functions(KCSAN_OURS[0]),
+				 ['slqb_trim', 'kmem_cache_free'])
+		self.assertEqual(san.kcsan_functions('BUG: KCSAN: data-race in f'), ['f'])
+		self.assertEqual(san.kcsan_functions(KCSAN_ELSEWHERE[2]), [])
+
+	def test_slqb_functions_come_from_slqb_objects(self):
+		import slqb_group_sanitizers as san
+		build = os.path.join(SCRATCH.path, 'san-build')
+		src = SCRATCH.write('san-build/mm/slqb_x.c',
+				    'int slqb_data = 1;\n'
+				    'static int __attribute__((noinline)) helper(int x)'
+				    ' { return x + slqb_data; }\n'
+				    'int slqb_entry(int x) { return helper(x); }\n')
+		other = SCRATCH.write('san-build/mm/other.c', 'int other_fn(void) { return 0; }\n')
+		for c in (src, other):
+			subprocess.run(['gcc', '-O2', '-c', c, '-o', c[:-2] + '.o'], check=True)
+		ours = san.slqb_functions(build)
+		self.assertIn('slqb_entry', ours)
+		self.assertIn('helper', ours)
+		self.assertNotIn('slqb_data', ours)
+		self.assertNotIn('other_fn', ours)
+		with self.assertRaisesRegex(SlqbError, 'no SLQB objects'):
+			san.slqb_functions(os.path.join(SCRATCH.path, 'no-build'))
+
+	def judged(self, lines, kconfig=('CONFIG_KCSAN=y',)):
+		import slqb_group_kernels as kernels
+		import slqb_group_sanitizers as san
+		boot = kernels.Boot('slqb', 'k', kconfig=kconfig)
+		outcome = slqb_boot.BootOutcome(
+			log_path='c.log', run=guest_run(lines), verdict='PASS',
+			findings=slqb_report.find_bad_reports(lines),
+			ktap=slqb_report.KtapReport(), errors=[])
+		ctx = CheckRecorder()
+		allowed = san.kcsan_elsewhere(frozenset({'slqb_trim', 'kmem_cache_free'}))
+		with mock.patch('builtins.print'):
+			kernels.judge_pass(ctx, boot, outcome, None, allowed)
+		return ctx.results['slqb k: no bad kernel reports']
+
+	def test_kcsan_reports_fail_only_in_slqb(self):
+		self.assertIsNone(self.judged(KCSAN_ELSEWHERE))
+		failure = self.judged(KCSAN_ELSEWHERE + KCSAN_OURS)
+		self.assertIn('1 report lines', failure)
+		self.assertIn('slqb_trim.constprop.0', failure)
+		# Any other report still fails.
+		self.assertIn('kernel BUG', self.judged(['kernel BUG at mm/slqb.c:10!']))
+
+	def test_kmemleak_count(self):
+		import slqb_group_sanitizers as san
+		[boot] = [b for b in san.SANITIZER_BOOTS if san.kmemleak_check_name(b)]
+		self.assertIn('slqbtest.kmemleak=1', boot.append.split())
+		name = san.kmemleak_check_name(boot)
+
+		def judge(lines):
+			ctx = CheckRecorder()
+			san.judge_kmemleak(ctx, name, faults_outcome(lines))
+			return ctx.results[name]
+		self.assertIsNone(judge(['SLQB-GUEST: kmemleak: 0 suspected leaks']))
+		failure = judge(['SLQB-GUEST: kmemleak: 2 suspected leaks',
+				 'unreferenced object 0xffff888004a1c000 (size 64):',
+				 '  backtrace:', '    kmalloc_trace+0x20/0x60'])
+		self.assertIn('2 suspected leaks', failure)
+		self.assertIn('unreferenced object 0xffff888004a1c000', failure)
+		self.assertIn('printed no kmemleak count', judge(['SLQB-GUEST: PASS']))

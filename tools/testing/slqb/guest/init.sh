@@ -31,6 +31,8 @@
 #   slqbtest.faultrate=P:I:M  their rates (default 10:10:20): the stress's
 #             faults hit P% of every I-th eligible allocation, the module's
 #             M% of its page allocations.
+#   slqbtest.kmemleak=1       boot: after the shrink, have kmemleak scan
+#             and list what it suspects (CONFIG_DEBUG_KMEMLEAK kernels).
 #
 # Output lines for the harness start with "SLQB-GUEST: "; the last one is
 # "SLQB-GUEST: PASS" or "SLQB-GUEST: FAIL <failed steps>". The host side
@@ -631,6 +633,25 @@ shrink_caches() {
 	return 0
 }
 
+# kmemleak reports an object only once it has gone unreferenced through
+# two scans and is older than 5 s (Documentation/dev-tools/kmemleak.rst):
+# wait, scan twice, then list every suspect with its allocation stack.
+kmemleak_scan() {	# step: no leak that kmemleak can find after the workloads
+	f=/sys/kernel/debug/kmemleak
+	[ -e $f ] || mount -t debugfs none /sys/kernel/debug
+	[ -e $f ] || { echo "no $f: is the kernel built with" \
+		"CONFIG_DEBUG_KMEMLEAK?"; return 1; }
+	sleep 6
+	echo scan > $f || return 1
+	sleep 1
+	echo scan > $f || return 1
+	leaks=$(grep -c '^unreferenced object' $f)
+	say "kmemleak: $leaks suspected leaks"
+	[ "$leaks" = 0 ] && return 0
+	head -n 200 $f
+	return 1
+}
+
 check_tunables() {	# SLQB: bad hiwater/freebatch writes are refused, good ones taken
 	[ "$(param alloc "")" = slqb ] || { echo "not SLQB"; return 0; }
 	d=/sys/kernel/slab/kmalloc-64
@@ -1045,6 +1066,9 @@ bench)
 	step shrink shrink_caches
 	record_mem shrunk kept
 	step slab-memory-returned mem_returned
+	if [ "$(param kmemleak 0)" = 1 ]; then
+		step kmemleak kmemleak_scan
+	fi
 	if faults_on; then
 		step faults-slab-memory mem_returned "$MEM_FAULTS" "before the faults"
 	fi

@@ -1,0 +1,151 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The `sanitizers` check group, run on request (`slqb test --sanitizers`,
+or `--group sanitizers`): SLQB under the kernel's dynamic checkers that
+the default run has no room for, one kernel build each.
+
+- KCSAN in strict mode, with 4 vCPUs, a memoryless node and memory
+  hotplug: the claims, the cap timer, the trim works and the hotplug
+  callbacks all run while the slqb suites and the stress do. A KCSAN
+  report that names one of SLQB's functions fails the boot; one that
+  names none is printed and does not (KCSAN also sees the rest of the
+  kernel). SLQB's functions are those its own objects define
+  (SLQB_OBJECTS, read with nm from the build), and the check prints how
+  many it counted.
+- kmemleak and UBSAN in one kernel, with the slab self-tests: any UBSAN
+  report fails, and after the workloads and the shrink kmemleak must
+  suspect nothing.
+
+Fault injection runs in the default `slqb test` (slqb_faults); KASAN's
+generic mode too. KMSAN (which needs clang) and KASAN's hardware tags (arm64
+MTE) are not here yet.
+"""
+
+import glob
+import os
+import re
+import subprocess
+from typing import FrozenSet, List, Optional
+
+import slqb_memhp
+from slqb_boot import BootOutcome
+from slqb_build import KernelSpec
+from slqb_checks import CheckFailed, Context, check_group
+from slqb_group_kernels import (SELFTESTS, STRESS, STRESS_MEMHP, Boot,
+				judge_pass, run_table, slqb_available)
+from slqb_guest import KMEMLEAK_RE, params
+from slqb_report import Allowed, strip_printk
+from slqb_util import SlqbError
+
+# Strict: plain accesses that race count even when the value did not
+# change, as they would on a compiler that tears or fuses them.
+KCSAN = ('CONFIG_KCSAN=y', 'CONFIG_KCSAN_STRICT=y')
+KMEMLEAK_UBSAN = ('CONFIG_DEBUG_KMEMLEAK=y', 'CONFIG_DEBUG_KMEMLEAK_AUTO_SCAN=n',
+		  'CONFIG_UBSAN=y', 'CONFIG_UBSAN_SANITIZE_ALL=y')
+
+# Every step runs several times slower under these checkers and TCG.
+SANITIZER_TIMEOUT = 1800
+
+SANITIZER_BOOTS = [
+	Boot('slqb', '4cpu-2node-memoryless-memhp-kcsan', cpus=4, nodes=2,
+	     memoryless=True, memory_hotplug=True, stress=STRESS_MEMHP,
+	     timeout=SANITIZER_TIMEOUT, kconfig=KCSAN),
+	Boot('slqb', '4cpu-2node-kmemleak-ubsan', cpus=4, nodes=2,
+	     stress=STRESS, timeout=SANITIZER_TIMEOUT, kconfig=KMEMLEAK_UBSAN,
+	     selftests=True, append=SELFTESTS + ' ' + params(kmemleak=1)),
+]
+
+# SLQB's objects in a build: the allocator, its KUnit suites and its test
+# modules. A function they define is SLQB's.
+SLQB_OBJECTS = ('mm/slqb*.o', 'lib/slqb_kunit*.o', 'lib/test_slqb*.o')
+
+# "BUG: KCSAN: data-race in f+0x1/0x2 / g+0x3/0x4", or one function.
+KCSAN_HEADER_RE = re.compile(r'BUG: KCSAN: [\w-]+ in (.*)$')
+
+
+def slqb_functions(build_dir: str) -> FrozenSet[str]:
+	"""The functions SLQB_OBJECTS define in build_dir (text symbols)."""
+	paths = sorted(p for pattern in SLQB_OBJECTS
+		       for p in glob.glob(os.path.join(build_dir, pattern)))
+	if not paths:
+		raise SlqbError(f'no SLQB objects ({", ".join(SLQB_OBJECTS)}) in '
+				f'{build_dir}')
+	try:
+		out = subprocess.run(['nm', '--defined-only', *paths], check=True,
+				     capture_output=True, text=True).stdout
+	except (OSError, subprocess.CalledProcessError) as e:
+		raise SlqbError(f'nm of the SLQB objects failed: {e}')
+	names = set()
+	for line in out.splitlines():
+		fields = line.split()
+		if len(fields) == 3 and fields[1] in 'tT':
+			names.add(fields[2].split('.')[0])
+	return frozenset(names)
+
+
+def kcsan_functions(line: str) -> List[str]:
+	"""The functions a KCSAN report's header line names, without offsets
+	and compiler suffixes; [] if line is no such header."""
+	m = KCSAN_HEADER_RE.search(line)
+	if not m:
+		return []
+	return [f.strip().split('+')[0].split('.')[0]
+		for f in m.group(1).split(' / ')]
+
+
+def kcsan_elsewhere(ours: FrozenSet[str]) -> Allowed:
+	"""allowed() for judge_pass: a KCSAN report none of whose functions
+	is in ours."""
+	def allowed(label: str, index: int, line: str) -> bool:
+		names = kcsan_functions(line)
+		return label == 'KCSAN report' and bool(names) and \
+			not any(n in ours for n in names)
+	return allowed
+
+
+def kmemleak_check_name(boot: Boot) -> Optional[str]:
+	"""The check of a boot that asks the guest for a kmemleak scan."""
+	if params(kmemleak=1) not in boot.append.split():
+		return None
+	return f'{boot.alloc} {boot.name}: kmemleak suspects no leak'
+
+
+def judge_kmemleak(ctx: Context, name: str, outcome: BootOutcome) -> None:
+	"""The guest's count of suspected leaks is on the console, and 0."""
+	def none() -> None:
+		counts = [int(m.group(1)) for m in
+			  map(KMEMLEAK_RE.search, outcome.run.lines) if m]
+		if not counts:
+			raise CheckFailed('the guest printed no kmemleak count; log: '
+					  f'{outcome.log_path}')
+		if counts[-1]:
+			text = [strip_printk(l) for l in outcome.run.lines]
+			first = next((i for i, l in enumerate(text)
+				      if l.startswith('unreferenced object')), 0)
+			raise CheckFailed(f'{counts[-1]} suspected leaks, the first:\n'
+					  + '\n'.join(text[first:first + 25]) +
+					  f'\nFull console log: {outcome.log_path}')
+	ctx.check(name, none)
+
+
+@check_group('sanitizers', on_request=True)
+def sanitizer_boots(ctx: Context) -> None:
+	"""Builds each kernel of SANITIZER_BOOTS and boots it."""
+	if not slqb_available(ctx):
+		ctx.skip('sanitizer boots', 'the patched tree has no config SLQB yet')
+		return
+	ctx.expect([n for n in map(kmemleak_check_name, SANITIZER_BOOTS) if n])
+
+	def judge(ctx: Context, boot: Boot, outcome: BootOutcome,
+		  memhp: Optional[slqb_memhp.MemoryHotplug]) -> None:
+		allowed = None
+		if 'CONFIG_KCSAN=y' in boot.kconfig:
+			build = KernelSpec(boot.alloc, boot.kconfig).build_dir(ctx.paths)
+			ours = slqb_functions(build)
+			print(f'  KCSAN: a report naming one of the {len(ours)} '
+			      f'functions of {", ".join(SLQB_OBJECTS)} fails', flush=True)
+			allowed = kcsan_elsewhere(ours)
+		judge_pass(ctx, boot, outcome, memhp, allowed)
+		name = kmemleak_check_name(boot)
+		if name:
+			judge_kmemleak(ctx, name, outcome)
+	run_table(ctx, SANITIZER_BOOTS, judge)
