@@ -298,7 +298,20 @@ def hook_for(faults: bool) -> Optional[FaultInjection]:
 CHECKS = ('faults injected into the stress', 'order fallback reached',
 	  'bulk allocation failed part way', 'objects intact under faults',
 	  'allocation failure reports rate-limited',
-	  'slab memory back after the faults')
+	  'slab memory back after the faults',
+	  'failed bulk allocations keep no memcg charge')
+
+# The guest's line after the module's memcg=1 run (guest/init.sh
+# faults_memcg): the cgroup's memory.current once the module is gone, and
+# the module's counts.
+MEMCG_RE = re.compile(r'SLQB-GUEST: faults-memcg: memory\.current=(\d+) '
+		      r'rounds=(\d+) failed=(\d+) unsettled=(\d+) bad=(\d+)')
+# What the cgroup may still hold with no leak: the per-CPU charge stocks
+# (64 pages each) of a few CPUs, and what the exiting task left.
+MEMCG_SLACK = 2 << 20
+# The failures must have had more than this to give back, or a leak could
+# hide in the slack.
+MEMCG_ENOUGH = 16 * MEMCG_SLACK
 
 
 def step_problem(lines: Sequence[str], step: str) -> Optional[str]:
@@ -381,8 +394,30 @@ def check_memory(lines: Sequence[str]) -> None:
 		raise CheckFailed(why)
 
 
+def check_memcg(lines: Sequence[str]) -> None:
+	"""The charges of the failed bulk allocations came back."""
+	found = [m for m in map(MEMCG_RE.search, lines) if m]
+	if not found:
+		why = step_problem(lines, 'faults-slqb')
+		raise CheckFailed('the guest printed no "faults-memcg:" line with '
+				  'the module\'s counts' + (f': {why}' if why else ''))
+	current, rounds, failed, unsettled, bad = map(int, found[-1].groups())
+	counts = (f'memory.current {current} bytes after {failed} failed bulk '
+		  f'allocations of {rounds}, which did not return {unsettled} '
+		  f'bytes of objects')
+	if bad:
+		raise CheckFailed(f'{bad} bulk allocations returned neither 0 nor all')
+	if unsettled < MEMCG_ENOUGH:
+		raise CheckFailed(f'{counts}: too few to tell a leak from the '
+				  f'{MEMCG_SLACK} bytes of slack; want {MEMCG_ENOUGH}')
+	if current > MEMCG_SLACK:
+		raise CheckFailed(f'{counts}: more than the {MEMCG_SLACK} bytes of '
+				  'slack is still charged')
+
+
 CHECK_FUNCS = dict(zip(CHECKS, (check_stress, check_fallback, check_part_way,
-				check_intact, check_rate_limits, check_memory)))
+				check_intact, check_rate_limits, check_memory,
+				check_memcg)))
 
 
 def report_checks(ctx: Context, prefix: str, outcome: BootOutcome) -> None:

@@ -1295,6 +1295,28 @@ class FaultsChecksTest(unittest.TestCase):
 			      got['allocation failure reports rate-limited'])
 
 
+	def test_memcg_charges(self):
+		"""The cgroup's charge after the failed bulk allocations of the
+		module's memcg=1 run: a leak fails, and so do too few failures
+		to tell one, a bad count and a missing line."""
+		name = 'failed bulk allocations keep no memcg charge'
+		[line] = [l for l in self.LINES if 'faults-memcg:' in l]
+		m = slqb_faults.MEMCG_RE.search(line)
+		current, unsettled = m.group(1), m.group(4)
+
+		def judged(new):
+			return self.results(self.edit('faults-memcg:', new))[name]
+		leak = line.replace(f'memory.current={current}',
+				    f'memory.current={int(unsettled) // 2}')
+		self.assertIn('more than the 2097152 bytes of slack is still charged',
+			      judged(leak))
+		few = line.replace(f'unsettled={unsettled}', 'unsettled=1048576')
+		self.assertIn('too few to tell a leak', judged(few))
+		self.assertIn('2 bulk allocations returned neither 0 nor all',
+			      judged(line.replace('bad=0', 'bad=2')))
+		self.assertIn('the guest printed no "faults-memcg:" line', judged(None))
+
+
 class FaultsBootTest(unittest.TestCase):
 	"""The faults boot of the kernels group, its hook and the guest's side."""
 

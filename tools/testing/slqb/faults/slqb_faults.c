@@ -37,6 +37,18 @@
  * on one line, with fallback_slabs=, order= and bad= after those. Its init
  * returns 0 either way, since busybox insmod runs a failing init a second
  * time.
+ *
+ * With memcg=1 the module checks what a failed bulk allocation does to the
+ * memory cgroup's charges instead. The loading task, which guest/init.sh
+ * puts in a cgroup of its own, allocates accounted objects in bulk with
+ * make-it-fail set, until MEMCG_TARGET allocations have failed. Each one
+ * took its charge for every object asked for, and must give back the
+ * charge of every object it did not return: the guest reads the cgroup's
+ * memory.current once the module is gone. The module prints an upper bound
+ * of what a leak would leave charged, the bytes of the objects the failed
+ * allocations did not return:
+ *
+ *   slqb_faults: memcg rounds=... failed=... unsettled=... bad=...
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -59,6 +71,7 @@
 #define TARGET		4
 #define MAX_ROUNDS	1000
 #define MAX_SECONDS	20
+#define MEMCG_TARGET	400
 #define MAX_BAD_SHOWN	5
 #define HELD_PATTERN	0xa5
 #define BULK_PATTERN	0x40	/* object i gets BULK_PATTERN + i */
@@ -78,6 +91,10 @@ struct fault_worker {
 };
 
 static struct kmem_cache *cache;
+
+static bool memcg;
+module_param(memcg, bool, 0444);
+MODULE_PARM_DESC(memcg, "fail bulk allocations of accounted objects in the loading task, for its memory cgroup");
 
 /* Whether fault injection with task-filter may fail this task's allocations. */
 static void fail_here(bool on)
@@ -197,19 +214,57 @@ static int fault_fn(void *data)
 	return 0;
 }
 
+/* memcg=1: see the top of this file. */
+static void memcg_rounds(void)
+{
+	unsigned long end = jiffies + MAX_SECONDS * HZ;
+	unsigned long rounds = 0, failed = 0, bad = 0;
+	unsigned long long unsettled = 0;
+	static void *objs[BULK_OBJECTS];
+	int got;
+
+	while (failed < MEMCG_TARGET && time_before(jiffies, end)) {
+		fail_here(true);
+		got = kmem_cache_alloc_bulk(cache, GFP_KERNEL, BULK_OBJECTS,
+					    objs);
+		fail_here(false);
+		if (!got) {
+			failed++;
+			unsettled += BULK_OBJECTS * kmem_cache_size(cache);
+		} else if (got != BULK_OBJECTS) {
+			bad++;
+			pr_err("round %lu: kmem_cache_alloc_bulk() returned %d\n",
+			       rounds, got);
+		}
+		if (got)
+			kmem_cache_free_bulk(cache, got, objs);
+		/* New slabs again next round, where the faults strike. */
+		kmem_cache_shrink(cache);
+		rounds++;
+		cond_resched();
+	}
+	pr_info("memcg rounds=%lu failed=%lu unsettled=%llu bad=%lu\n", rounds,
+		failed, unsettled, bad);
+}
+
 static int __init slqb_faults_init(void)
 {
 	unsigned long rounds = 0, ok = 0, part_way = 0, fallbacks = 0, bad = 0;
 	unsigned int cpu, cpus = 0, order = 0, not_started = 0;
-	struct fault_worker *workers;
+	struct fault_worker *workers = NULL;
 
 	if (!IS_ENABLED(CONFIG_FAULT_INJECTION)) {
 		pr_err("FAIL: the kernel has no CONFIG_FAULT_INJECTION\n");
 		return 0;
 	}
 	/* A usercopy region keeps the cache from being merged with another. */
-	cache = kmem_cache_create_usercopy("slqb_faults", OBJECT_SIZE, 0, 0, 0,
+	cache = kmem_cache_create_usercopy("slqb_faults", OBJECT_SIZE, 0,
+					   memcg ? SLAB_ACCOUNT : 0, 0,
 					   OBJECT_SIZE, NULL);
+	if (cache && memcg) {
+		memcg_rounds();
+		goto out;
+	}
 	workers = kcalloc(nr_cpu_ids, sizeof(*workers), GFP_KERNEL);
 	if (!cache || !workers) {
 		pr_err("FAIL: no memory for the cache or the workers\n");

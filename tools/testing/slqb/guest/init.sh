@@ -603,14 +603,34 @@ faults_stop() {	# faults_stop PHASE: switch them off, say how many hit
 	say "faults $1$counts"
 }
 
+# The module again (memcg=1), loaded by a task of a memory cgroup of its
+# own: its failed bulk allocations must leave no charge behind. The host
+# judges the line this prints (slqb_faults.py).
+faults_memcg() {
+	cg=/sys/fs/cgroup/slqbfaults
+	[ -e /sys/fs/cgroup/cgroup.procs ] || { echo "no cgroup2 at /sys/fs/cgroup"; return 1; }
+	mkdir $cg || return 1
+	# In a subshell $$ is still init's pid; /proc/self/stat has our own.
+	(read -r pid rest < /proc/self/stat && echo "$pid" > $cg/cgroup.procs &&
+	 exec insmod "$FAULTS_MOD" memcg=1)
+	mrc=$?
+	rmmod slqb_faults || mrc=1
+	sleep 1	# the subshell's last charges go with its RCU-freed task
+	line=$(dmesg | grep -E 'slqb_faults: memcg ' | tail -1)
+	say "faults-memcg: memory.current=$(cat $cg/memory.current) ${line#*slqb_faults: memcg }"
+	rmdir $cg || mrc=1
+	return $mrc
+}
+
 faults_slqb() {	# step: the faults module, with fail_page_alloc alone on
 	[ -e "$FAULTS_MOD" ] || { echo "no $FAULTS_MOD in this initramfs: skipped"; return 0; }
 	[ -n "$FAULTS_READY" ] || return 1
 	faults_start 0 "$(fault_rate 3)" 1 || return 1
 	insmod "$FAULTS_MOD"
 	rc=$?
-	faults_stop slqb || rc=1
 	rmmod slqb_faults || rc=1
+	faults_memcg || rc=1
+	faults_stop slqb || rc=1
 	line=$(dmesg | grep -E 'slqb_faults: (PASS|FAIL)' | tail -1)
 	echo "${line#*] }"
 	case "$line" in
