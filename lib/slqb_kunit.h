@@ -104,6 +104,7 @@ static inline bool all_bytes(const void *p, u8 val, size_t len)
 struct kmem_cache *slqbt_cache(struct kunit *test, const char *name,
 			       unsigned int size, unsigned int align,
 			       slab_flags_t flags, void (*ctor)(void *));
+struct kmem_cache *slqbt_short_cache(struct kunit *test, const char *name);
 struct kmem_cache *slqbt_remote_cache(struct kunit *test, const char *name,
 				      int *a, int *b);
 void slqbt_destroy_empty(struct kunit *test, struct kmem_cache *s);

@@ -31,6 +31,15 @@ static bool cpus_on_one_node(int *a, int *b)
 	return false;
 }
 
+/* slqbt_remote_cache() for two online CPUs of one node, @a and @b. */
+static struct kmem_cache *same_node_cache(struct kunit *test, const char *name,
+					  int *a, int *b)
+{
+	if (!cpus_on_one_node(a, b))
+		kunit_skip(test, "needs two online CPUs on one node");
+	return slqbt_short_cache(test, name);
+}
+
 /*
  * An object allocated on CPU A and freed on CPU B of another node waits on
  * B's rlist, is handed to A's remote queue in one move when the batch is
@@ -101,11 +110,7 @@ static void slqb_test_remote_free_same_node(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b;
 
-	if (!cpus_on_one_node(&a, &b))
-		kunit_skip(test, "needs two online CPUs on one node");
-
-	s = slqbt_cache(test, "slqb_test_remote1", TEST_OBJ_SIZE, 0, 0, NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	s = same_node_cache(test, "slqb_test_remote1", &a, &b);
 	ctx.s = s;
 	la = cpu_list(s, a);
 	lb = cpu_list(s, b);
@@ -141,11 +146,7 @@ static void slqb_test_remote_runs_by_owner(struct kunit *test)
 	struct slab *first;
 	int a, b;
 
-	if (!cpus_on_one_node(&a, &b))
-		kunit_skip(test, "needs two online CPUs on one node");
-
-	s = slqbt_cache(test, "slqb_test_runs", TEST_OBJ_SIZE, 0, 0, NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	s = same_node_cache(test, "slqb_test_runs", &a, &b);
 	ctx.s = s;
 	mix.s = s;
 	rest.s = s;
@@ -472,11 +473,7 @@ static void slqb_test_push_wakes_owner(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b;
 
-	if (!cpus_on_one_node(&a, &b))
-		kunit_skip(test, "needs two online CPUs on one node");
-
-	s = slqbt_cache(test, "slqb_test_push_wake", TEST_OBJ_SIZE, 0, 0, NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	s = same_node_cache(test, "slqb_test_push_wake", &a, &b);
 	pw.ctx.s = s;
 	pw.ctx.nr = s->freebatch;
 	pw.owner = a;

@@ -55,20 +55,28 @@ struct kmem_cache *slqbt_cache(struct kunit *test, const char *name,
 }
 
 /*
- * A cache for the tests of remote frees between CPU @a and CPU @b of
- * another node, with a short LIFO (hiwater 32, freebatch 8), so that its
- * caps are reached with few objects. Skips the test without such CPUs.
+ * A cache with a short LIFO (hiwater 32, freebatch 8), so that the caps of
+ * the remote queues are reached with few objects.
+ */
+struct kmem_cache *slqbt_short_cache(struct kunit *test, const char *name)
+{
+	struct kmem_cache *s = slqbt_cache(test, name, TEST_OBJ_SIZE, 0, 0,
+					   NULL);
+
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	return s;
+}
+
+/*
+ * A short-queued cache for the tests of remote frees between CPU @a and
+ * CPU @b of another node. Skips the test without such CPUs.
  */
 struct kmem_cache *slqbt_remote_cache(struct kunit *test, const char *name,
 				      int *a, int *b)
 {
-	struct kmem_cache *s;
-
 	if (!slqbt_cpus_on_two_nodes(a, b))
 		kunit_skip(test, "needs online CPUs on two memory nodes");
-	s = slqbt_cache(test, name, TEST_OBJ_SIZE, 0, 0, NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
-	return s;
+	return slqbt_short_cache(test, name);
 }
 
 /* Every object is back: a shrink leaves no slab, and the cache goes away. */
