@@ -614,6 +614,16 @@ class ShapeTest(unittest.TestCase):
 		self.assertEqual(cmd[cmd.index('-m') + 1], '1024M,slots=4,maxmem=4G')
 		self.assertNotIn('-qmp', slqb_qemu.qemu_command('bz', 'rd', Shape(2), 'x'))
 
+	def test_prealloc(self):
+		"""prealloc=on on every memory backend, and said in the description."""
+		args = Shape(2, 2, prealloc=True).qemu_args()
+		backends = [a for a in args if a.startswith('memory-backend-ram')]
+		self.assertEqual(len(backends), 2)
+		self.assertTrue(all(b.endswith(',prealloc=on') for b in backends))
+		self.assertNotIn('prealloc', ' '.join(Shape(2, 2).qemu_args()))
+		self.assertIn('RAM preallocated', Shape(1, 1, prealloc=True).describe())
+		self.assertEqual(Shape(1, 1, prealloc=True).label(), '1cpu-1node')
+
 	def test_kernel_cmdline(self):
 		prepared = Prepared(spec=slqb_build.KernelSpec('slub'), base='b',
 				    bzimage='bz', initrd='rd', nr_cpus=8)

@@ -30,6 +30,19 @@
  * obj=cache, uses a dedicated kmem_cache of cache_size bytes. The bulk
  * case uses a kmem_cache of each size.
  *
+ * The batch and bulk cases also say how the objects of their last round's
+ * allocations lie in memory, untimed, after the timed part:
+ *
+ *   SLQB-BENCH locality case=batch-alloc obj=kmalloc size=64 objs=2048
+ *              pages_k=63.5 slabs_k=63.5 dist=64
+ *
+ * pages_k and slabs_k are the distinct pages and slabs that each 1000
+ * consecutive allocations touched (the mean over the round's windows of
+ * 1000), dist the median distance in bytes between consecutive objects.
+ * One object after another in a slab gives dist = the object size and
+ * the fewest pages; a queue that hands objects out in the order some other
+ * path freed them scatters them.
+ *
  * Waiting threads call cpu_relax(): under QEMU's single-threaded TCG (the
  * -icount boots with two arm64 vCPUs) arm64's yield hands the host thread
  * to the other vCPU, so a waiting vCPU adds a few instructions to the
@@ -46,6 +59,7 @@
 #include <linux/kthread.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/nodemask.h>
 #include <linux/overflow.h>
@@ -118,6 +132,14 @@ struct bench_meter {
 
 struct bench_run;
 
+/* Where a round's allocations lie: see the top of the file. */
+struct bench_locality {
+	u64 pages_k10;		/* distinct pages per 1000, in tenths */
+	u64 slabs_k10;		/* distinct slabs per 1000, in tenths */
+	unsigned long dist;	/* median distance of neighbours, bytes */
+	bool valid;
+};
+
 /* A kthread bound to one CPU, running one side of a case. */
 struct bench_thread {
 	struct bench_run *run;
@@ -125,6 +147,8 @@ struct bench_thread {
 	int index;
 	int err;
 	void **ptrs;
+	unsigned long *scratch;	/* thread 0: for the locality figures */
+	struct bench_locality loc;
 	struct bench_meter meter[2];
 };
 
@@ -185,6 +209,64 @@ static void meter_add(struct bench_meter *m, int round, u64 c0, u64 n0)
 {
 	m->cycles[round] += get_cycles() - c0;
 	m->ns[round] += ktime_get_ns() - n0;
+}
+
+static int cmp_ulong(const void *a, const void *b)
+{
+	unsigned long x = *(const unsigned long *)a;
+	unsigned long y = *(const unsigned long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* How many distinct values v[0..n) holds; sorts v. */
+static unsigned int distinct(unsigned long *v, unsigned int n)
+{
+	unsigned int i, d = 0;
+
+	sort(v, n, sizeof(*v), cmp_ulong, NULL);
+	for (i = 0; i < n; i++)
+		d += !i || v[i] != v[i - 1];
+	return d;
+}
+
+#define LOCALITY_WINDOW	1000
+
+/* The locality figures of t->ptrs[0..objs), into t->loc. */
+static void measure_locality(struct bench_thread *t)
+{
+	unsigned int window = min(objs, LOCALITY_WINDOW);
+	unsigned int w, i, nwin = objs / window;
+	unsigned long *v = t->scratch;
+	void **p = t->ptrs;
+	u64 pages = 0, slabs = 0;
+
+	if (!v)
+		return;
+	for (w = 0; w < nwin; w++, p += window) {
+		for (i = 0; i < window; i++)
+			v[i] = (unsigned long)p[i] >> PAGE_SHIFT;
+		pages += distinct(v, window);
+		for (i = 0; i < window; i++)
+			v[i] = (unsigned long)virt_to_folio(p[i]);
+		slabs += distinct(v, window);
+	}
+	t->loc.pages_k10 = div64_u64(pages * 10 * LOCALITY_WINDOW,
+				     (u64)nwin * window);
+	t->loc.slabs_k10 = div64_u64(slabs * 10 * LOCALITY_WINDOW,
+				     (u64)nwin * window);
+	t->loc.dist = 0;
+	if (objs > 1) {
+		for (i = 0; i + 1 < objs; i++) {
+			unsigned long a = (unsigned long)t->ptrs[i];
+			unsigned long b = (unsigned long)t->ptrs[i + 1];
+
+			v[i] = a > b ? a - b : b - a;
+		}
+		sort(v, objs - 1, sizeof(*v), cmp_ulong, NULL);
+		t->loc.dist = v[(objs - 1) / 2];
+	}
+	t->loc.valid = true;
 }
 
 /* All threads of run wait here until every one of them has arrived. */
@@ -260,6 +342,8 @@ static int case_batch(struct bench_thread *t)
 			}
 		}
 		meter_add(&t->meter[0], r, c0, n0);
+		if (r == rounds - 1 && !t->index)
+			measure_locality(t);
 		bench_barrier(run);
 		n0 = ktime_get_ns();
 		c0 = get_cycles();
@@ -290,6 +374,8 @@ static int case_bulk(struct bench_thread *t)
 			}
 		}
 		meter_add(&t->meter[0], r, c0, n0);
+		if (r == rounds - 1)
+			measure_locality(t);
 		n0 = ktime_get_ns();
 		c0 = get_cycles();
 		for (i = 0; i < objs; i += n) {
@@ -520,6 +606,14 @@ static void report(struct bench_run *run)
 			run->nthreads, ops, rounds, cyc / 10, cyc % 10,
 			ns / 10, ns % 10, ns_min / 10, ns_min % 10);
 	}
+	if (run->thread[0].loc.valid) {
+		const struct bench_locality *loc = &run->thread[0].loc;
+
+		pr_info("SLQB-BENCH locality case=%s obj=%s size=%u objs=%u pages_k=%llu.%llu slabs_k=%llu.%llu dist=%lu\n",
+			bc->meter_name[0], run->obj->kind, run->obj->size, objs,
+			loc->pages_k10 / 10, loc->pages_k10 % 10,
+			loc->slabs_k10 / 10, loc->slabs_k10 % 10, loc->dist);
+	}
 }
 
 /* The CPUs a case runs on: the first, all, or the first two. */
@@ -554,8 +648,10 @@ static void free_run(struct bench_run *run)
 {
 	int i;
 
-	for (i = 0; i < run->nthreads; i++)
+	for (i = 0; i < run->nthreads; i++) {
 		vfree(run->thread[i].ptrs);
+		vfree(run->thread[i].scratch);
+	}
 	vfree(run->slot[0]);
 	vfree(run->slot[1]);
 	kfree(run);
@@ -582,6 +678,12 @@ static struct bench_run *alloc_run(const struct bench_case *bc,
 		run->thread[i].index = i;
 		run->thread[i].ptrs = vzalloc(bytes);
 		if (!run->thread[i].ptrs)
+			goto fail;
+	}
+	/* Before the case: a vmalloc() between its rounds would perturb it. */
+	if (bc->fn == case_batch || bc->fn == case_bulk) {
+		run->thread[0].scratch = vmalloc(array_size(objs, sizeof(long)));
+		if (!run->thread[0].scratch)
 			goto fail;
 	}
 	if (bc->cpus == 2) {

@@ -892,6 +892,56 @@ bench_iperf() {	# iperf3 over loopback (skb allocations), slqbtest.sysreps times
 	bench_say "sys name=iperf3-tcp $(repeat_stats -r $b_rates) reps=$b_reps unit=Mbit/s"
 }
 
+# bench_rate NAME UNIT COMMAND...: COMMAND slqbtest.sysreps times, each
+# printing its rate; the median and best rate (higher is better)
+bench_rate() {
+	b_name=$1
+	b_unit=$2
+	shift 2
+	b_reps=$(param sysreps 1)
+	valid_reps "$b_name" "$b_reps" || return 1
+	b_rates=""
+	b_n=0
+	while [ $b_n -lt "$b_reps" ]; do
+		b_rate=$("$@" 2> /tmp/bench.err)
+		b_rc=$?
+		if [ $b_rc -ne 0 ] || [ -z "$b_rate" ]; then
+			bench_say "error name=$b_name rc=$b_rc"
+			tail -5 /tmp/bench.err
+			return 1
+		fi
+		b_rates="$b_rates $b_rate"
+		b_n=$((b_n + 1))
+	done
+	bench_say "sys name=$b_name $(repeat_stats -r $b_rates) reps=$b_reps unit=$b_unit"
+}
+
+SYSBENCH=/usr/bin/slqb-sysbench
+
+# netperf's TCP_RR and UDP_RR over loopback with 1, 4 and 16 pairs per CPU,
+# and a UDP stream of 4 KiB datagrams with one pair per CPU, each for
+# slqbtest.iperf seconds (guest/slqb-sysbench.c)
+bench_net() {
+	[ -x $SYSBENCH ] || { bench_say "skip name=net why=no-slqb-sysbench"; return 0; }
+	b_secs=$(param iperf 3)
+	b_cpus=$(nproc)
+	for b_per in 1 4 16; do
+		for b_proto in tcp udp; do
+			bench_rate "$b_proto-rr-${b_per}x" trans/s \
+				$SYSBENCH rr $b_proto $((b_cpus * b_per)) "$b_secs" || return 1
+		done
+	done
+	bench_rate udp-stream-4k dgram/s $SYSBENCH stream udp "$b_cpus" "$b_secs" 4096
+}
+
+# will-it-scale's per-system-call loops, one process per CPU, a second each
+bench_loops() {
+	[ -x $SYSBENCH ] || { bench_say "skip name=loops why=no-slqb-sysbench"; return 0; }
+	for b_loop in mmap brk open signal pipe eventfd threadspawn; do
+		bench_rate "loop-$b_loop" ops/s $SYSBENCH loop $b_loop "$(nproc)" 1 || return 1
+	done
+}
+
 # profile_one NAME COMMAND...: COMMAND slqbtest.sysreps times under perf's
 # system-wide cpu-clock sampling; of the samples neither idle (pid 0) nor
 # perf's own, how many fell in the allocator's functions (ALLOC_SYMS).
@@ -964,7 +1014,8 @@ bench_profile() {	# the timed workloads again, under perf: the allocator's share
 	profile_one churn churn_loop "$(param churn 200)"
 }
 
-# slqbtest.bench=micro,hackbench,perf,churn,iperf[,stats,trim,profile], in order
+# slqbtest.bench=micro,hackbench,perf,churn,iperf,net,loops[,stats,trim,profile],
+# in order
 bench_mode() {
 	check_shape
 	bench_say "begin alloc=$(param alloc ?) kernel=$(uname -r)"
@@ -972,7 +1023,7 @@ bench_mode() {
 	b_status=0
 	for b_item in $(param bench micro,hackbench,perf,churn,iperf | tr ',' ' '); do
 		case "$b_item" in
-		micro|hackbench|perf|churn|iperf|stats|trim|profile)
+		micro|hackbench|perf|churn|iperf|net|loops|stats|trim|profile)
 			"bench_$b_item" || b_status=1 ;;
 		*) bench_say "error name=$b_item rc=unknown"; b_status=1 ;;
 		esac

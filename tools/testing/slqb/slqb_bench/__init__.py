@@ -162,11 +162,11 @@ class Plan:
 
 FULL = Plan(sizes='8,16,32,64,128,256,512,1024,2048,4096,8192', rounds=5,
 	    loops=20000, objs=2048, rcu_objs=10000, hackbench='4:50',
-	    churn=200, iperf_s=3, workloads='micro,hackbench,perf,churn,iperf',
-	    sys_reps=5)
+	    churn=200, iperf_s=3,
+	    workloads='micro,hackbench,perf,churn,iperf,net,loops', sys_reps=5)
 QUICK = Plan(sizes='8,64,512,4096', rounds=3, loops=10000, objs=1024,
 	     rcu_objs=5000, hackbench='2:30', churn=80, iperf_s=2,
-	     workloads='micro,hackbench,perf,churn,iperf', sys_reps=3)
+	     workloads='micro,hackbench,perf,churn,iperf,net,loops', sys_reps=3)
 
 
 # ---------------------------------------------------------------- arguments
@@ -533,7 +533,7 @@ def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 	      params: Optional[Dict[str, str]] = None) -> List[BootResult]:
 	"""Every boot of the comparison, in alternating order; @params: the
 	kernel parameters of each kernel's own boots, by name."""
-	shape = Shape(args.cpus, args.nodes)
+	shape = Shape(args.cpus, args.nodes, prealloc=args.prealloc)
 	results = []
 	icount_append = bench_append(plan, 'micro', ICOUNT_CASES)
 	arm64_append = bench_append(plan, 'micro', ARM64_ICOUNT_CASES, serial=True)
@@ -591,7 +591,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	problems = [e for r in results for e in r.errors]
 	base = next(iter(prepared.values())).base
 	date = report_date()
-	head = header_lines(variants, Shape(args.cpus, args.nodes), runs, plan,
+	head = header_lines(variants, Shape(args.cpus, args.nodes,
+					    prealloc=args.prealloc), runs, plan,
 			    args.quick, base, bool(arm64), date)
 	head.append(f'console logs: {", ".join(os.path.basename(r.log_path) for r in results)} '
 		    f'(in {paths.logs})')
@@ -876,6 +877,12 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 	p.add_argument('--nodes', type=positive_int, default=1,
 		       help='NUMA nodes with memory (default 1; 2 adds kmalloc_node '
 		       'to the other node)')
+	p.add_argument('--prealloc', action=argparse.BooleanOptionalAction,
+		       default=True,
+		       help='have QEMU touch the guest RAM of the wall-clock boots '
+		       'before they start (memory backends with prealloc=on), '
+		       'so that no kernel pays the host\'s page faults of first '
+		       'touch (default on)')
 	p.add_argument('--timeout', type=float, default=None, metavar='S',
 		       help='limit per boot (default 900 s, --quick 600 s)')
 	p.add_argument('--out', default=None, metavar='DIR',

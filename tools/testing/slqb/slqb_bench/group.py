@@ -15,6 +15,7 @@ from slqb_checks import CheckFailed, Context, check_group
 from slqb_util import HARNESS_DIR, Paths, quote_lines, run
 
 from . import BENCH_SRC
+from .initramfs import build_sysbench
 from .report import (Metric, Pairing, aggregate, behind_best, collect,
 		     format_table, parse_console, table_rows)
 def fake_console(kernel_factor: float, run_no: int) -> List[str]:
@@ -121,13 +122,45 @@ def check_module_builds(ctx: Context, build: str) -> None:
 				  quote_lines(proc.stdout.splitlines()[-15:]))
 
 
+# Every workload of guest/slqb-sysbench.c, as the guest runs it, with one
+# worker for a second; and arguments it must refuse (exit 2).
+SYSBENCH_RUNS = (['rr', 'tcp', '1', '1'], ['rr', 'udp', '1', '1'],
+		 ['stream', 'udp', '1', '1', '4096']) + tuple(
+	['loop', name, '1', '1'] for name in
+	('mmap', 'brk', 'open', 'signal', 'pipe', 'eventfd', 'threadspawn'))
+SYSBENCH_REFUSED = (['rr', 'sctp', '1', '1'], ['loop', 'nosuch', '1', '1'],
+		    ['rr', 'tcp', '0', '1'], ['stream', 'udp', '1', '1', 'big'])
+
+
+def check_sysbench(ctx: Context) -> None:
+	"""guest/slqb-sysbench.c builds warning-free; each workload runs on the
+	host and prints a positive rate; bad arguments exit 2."""
+	prog = build_sysbench(ctx.scratch)
+	for argv in SYSBENCH_RUNS:
+		proc = run([prog, *argv], timeout=60, check=False)
+		try:
+			rate = float(proc.stdout.split()[-1])
+		except (IndexError, ValueError):
+			rate = 0.0
+		if proc.returncode != 0 or rate <= 0:
+			raise CheckFailed(f'slqb-sysbench {" ".join(argv)}: exit '
+					  f'{proc.returncode}, output {proc.stdout.strip()!r}')
+	for argv in SYSBENCH_REFUSED:
+		proc = run([prog, *argv], timeout=60, check=False)
+		if proc.returncode != 2 or 'usage' not in proc.stdout:
+			raise CheckFailed(f'slqb-sysbench {" ".join(argv)}: exit '
+					  f'{proc.returncode}, expected 2 and its usage')
+
+
 @check_group('bench')
 def bench_checks(ctx: Context) -> None:
 	"""`slqb test` group bench: parser, refusals, module build; no boots."""
+	sysbench = 'bench: slqb-sysbench builds and runs each workload'
 	ctx.expect(['bench: parser and tables on a made-up console',
-		    'bench: bad arguments are refused'])
+		    'bench: bad arguments are refused', sysbench])
 	ctx.check('bench: parser and tables on a made-up console', check_parser)
 	ctx.check('bench: bad arguments are refused', lambda: check_refusals(ctx))
+	ctx.check(sysbench, lambda: check_sysbench(ctx))
 	build = module_build_dir(ctx.paths)
 	name = 'bench: the module builds (W=1) and passes checkpatch --strict'
 	if build:

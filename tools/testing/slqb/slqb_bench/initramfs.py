@@ -11,15 +11,18 @@ from typing import List
 
 from slqb_arch import DEFAULT_ARCH
 from slqb_build import KernelSpec
-from slqb_initramfs import CpioList, InitramfsExtra, add_host_tools
+from slqb_initramfs import GUEST_DIR, CpioList, InitramfsExtra, add_host_tools
 from slqb_util import Paths, SlqbError, read_text, run, warn, write_text
 
 # The bench module, built into <build>/slqb-bench, and where the guest
 # loads it from.
 BENCH_MODULE = os.path.join('slqb-bench', 'slqb_bench.ko')
 GUEST_MODULE = '/lib/slqbtest/slqb_bench.ko'
-# The tools of the system workloads.
+# The tools of the system workloads: Debian's, and ours (built statically
+# from guest/, into the kernel's build directory).
 BENCH_TOOLS = ('iperf3', 'perf')
+SYSBENCH_SOURCE = os.path.join(GUEST_DIR, 'slqb-sysbench.c')
+SYSBENCH_GUEST = '/usr/bin/slqb-sysbench'
 # The objects of the slab allocators and of their common code, and where
 # the guest finds their function names (the bench's profile step).
 ALLOC_OBJ_RE = re.compile(r'^(slab_common|sl[aouq]b(_[a-z]+)?)\.o$')
@@ -32,6 +35,23 @@ def add_bench_module(cpio: CpioList, paths: Paths, spec: KernelSpec) -> None:
 	if not os.path.exists(module):
 		raise SlqbError(f'{module} is missing: build the bench module first')
 	cpio.add_file(GUEST_MODULE, module, '0644')
+
+
+def build_sysbench(build: str) -> str:
+	"""guest/slqb-sysbench.c, compiled statically with the host's gcc (as
+	for every x86_64 guest tool): the path of the program."""
+	out = os.path.join(build, 'slqb-tools', 'slqb-sysbench')
+	if os.path.exists(out) and \
+	   os.path.getmtime(out) >= os.path.getmtime(SYSBENCH_SOURCE):
+		return out
+	os.makedirs(os.path.dirname(out), exist_ok=True)
+	proc = run(['gcc', '-O2', '-Wall', '-Wextra', '-Werror', '-static',
+		    '-pthread', '-o', out, SYSBENCH_SOURCE], timeout=300,
+		   check=False)
+	if proc.returncode != 0:
+		raise SlqbError('guest/slqb-sysbench.c does not compile:\n' +
+				proc.stdout.strip())
+	return out
 
 
 def allocator_symbols(build: str) -> List[str]:
@@ -64,6 +84,7 @@ class BenchFiles(InitramfsExtra):
 			return
 		add_host_tools(cpio, BENCH_TOOLS, 'the benchmark')
 		build = spec.build_dir(paths)
+		cpio.add_file(SYSBENCH_GUEST, build_sysbench(build), '0755')
 		names = allocator_symbols(build)
 		if names:
 			path = os.path.join(build, 'slqb-bench-alloc-syms.txt')

@@ -14,7 +14,10 @@ to about 0.1%), 'tcg' (micro cases under multi-threaded TCG: wall-clock ns per
 operation, the median of a boot's rounds), 'tcg-min' (the same, the fastest
 round), 'tcg-cycles', 'sys' (system workloads, the median of a boot's repeats),
 'sys-best' (their best repeat), 'prof' (with --profile: the allocator's
-share of a workload's busy cpu-clock samples) or 'mem' (slab memory).
+share of a workload's busy cpu-clock samples), 'loc' (where the batch and
+bulk cases' objects lay, from the icount boot: distinct pages and slabs
+per 1000 consecutive allocations, the median distance between
+neighbours) or 'mem' (slab memory).
 """
 
 import dataclasses
@@ -43,7 +46,7 @@ TCG_NOTE = ('Absolute times under TCG (QEMU without KVM) mean little: only '
 # Groups of instruction counts: exact (icount) or nearly so (icount-arm64).
 ICOUNT_GROUPS = ('icount', 'icount-arm64')
 # Units whose bigger values are better; everything else: lower is better.
-HIGHER_BETTER_UNITS = ('Mbit/s',)
+HIGHER_BETTER_UNITS = ('Mbit/s', 'trans/s', 'dgram/s', 'ops/s')
 MEM_FIELDS = (('Slab', 'kB'), ('SUnreclaim', 'kB'), ('slab_pages', 'pages'))
 
 
@@ -128,6 +131,21 @@ def micro_samples(kernel: str, run: int, group: str,
 	return out
 
 
+# The fields of a locality line: (field, what, unit).
+LOCALITY_FIELDS = (('pages_k', 'pages', 'pages/1000'),
+		   ('slabs_k', 'slabs', 'slabs/1000'),
+		   ('dist', 'dist', 'bytes'))
+
+
+def locality_samples(kernel: str, run: int, fields: Dict[str, str]) -> List[Sample]:
+	"""The samples of one locality line: metric ('loc', '<case> <what>',
+	object, unit) for each of LOCALITY_FIELDS; lower is better."""
+	obj, case = object_name(fields), fields['case']
+	return [Sample(kernel, run, Metric('loc', f'{case} {what}', obj, unit),
+		       float(fields[field]))
+		for field, what, unit in LOCALITY_FIELDS]
+
+
 def sys_samples(kernel: str, run: int, fields: Dict[str, str]) -> List[Sample]:
 	"""The samples of one sys line: the median of the boot's repeats of
 	the workload ('sys') and, when it ran more than once, the best repeat
@@ -163,6 +181,9 @@ def parse_console(lines: Sequence[str], kernel: str, run: int,
 				out.samples += micro_samples(kernel, run, group, f)
 			elif kind == 'sys':
 				out.samples += sys_samples(kernel, run, f)
+			elif kind == 'locality' and group == 'icount':
+				# one CPU, exact: the same objects every run
+				out.samples += locality_samples(kernel, run, f)
 			elif kind == 'prof':
 				out.samples += prof_samples(kernel, run, f)
 				out.profiles.append(dict(f, kernel=kernel))
@@ -276,8 +297,8 @@ def ratio(subject: Summary, baseline: Summary) -> Optional[Ratio]:
 		     max(per_run), len(per_run))
 
 
-GROUP_ORDER = ('icount', 'icount-arm64', 'tcg', 'tcg-min', 'tcg-cycles', 'sys',
-	       'sys-best', 'prof', 'mem')
+GROUP_ORDER = ('icount', 'icount-arm64', 'tcg', 'tcg-min', 'tcg-cycles', 'loc',
+	       'sys', 'sys-best', 'prof', 'mem')
 
 
 def collect(samples: Iterable[Sample]) -> Dict[Metric, Dict[str, Summary]]:
@@ -316,7 +337,7 @@ def aggregate(samples: Sequence[Sample]) -> List[Sample]:
 	when in_summary()."""
 	out, acc = [], {}
 	for s in samples:
-		if s.metric.group in ICOUNT_GROUPS + ('tcg', 'tcg-min'):
+		if s.metric.group in ICOUNT_GROUPS + ('tcg', 'tcg-min', 'loc'):
 			key = (s.kernel, s.run, s.metric.group, s.metric.case, s.metric.unit)
 			acc.setdefault(key, []).append(s.value)
 		elif in_summary(s.metric):

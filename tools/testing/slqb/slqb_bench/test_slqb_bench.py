@@ -96,6 +96,32 @@ class BenchConsoleTest(unittest.TestCase):
 				       ('sys iperf3-tcp', 'Mbit/s', 1982.0),
 				       ('sys-best iperf3-tcp', 'Mbit/s', 2400.0)])
 
+	def test_locality_lines(self):
+		"""A locality line gives three 'loc' samples, from the x86 icount
+		boot only, and the summary takes their geomean over sizes."""
+		lines = ['[ 2.0] slqb_bench: SLQB-BENCH locality case=batch-alloc '
+			 'obj=kmalloc size=64 objs=2048 pages_k=16.0 slabs_k=16.0 dist=64',
+			 'SLQB-BENCH locality case=batch-alloc obj=kmalloc size=128 '
+			 'objs=2048 pages_k=64.0 slabs_k=32.0 dist=128',
+			 'SLQB-BENCH locality case=bulk-alloc obj=cache size=200 objs=2048 '
+			 'pages_k=x slabs_k=1 dist=1']
+		parsed = bench_report.parse_console(lines, 'slqb', 0, 'icount')
+		got = [(s.metric.label, s.metric.unit, s.value) for s in parsed.samples]
+		self.assertEqual(got, [
+			('loc batch-alloc pages kmalloc-64', 'pages/1000', 16.0),
+			('loc batch-alloc slabs kmalloc-64', 'slabs/1000', 16.0),
+			('loc batch-alloc dist kmalloc-64', 'bytes', 64.0),
+			('loc batch-alloc pages kmalloc-128', 'pages/1000', 64.0),
+			('loc batch-alloc slabs kmalloc-128', 'slabs/1000', 32.0),
+			('loc batch-alloc dist kmalloc-128', 'bytes', 128.0)])
+		self.assertTrue(all(s.metric.better == 'lower' for s in parsed.samples))
+		for group in ('tcg', 'icount-arm64'):
+			self.assertEqual(bench_report.parse_console(lines, 'slqb', 0,
+								    group).samples, [])
+		geo = {s.metric.label: s.value for s in bench_report.aggregate(parsed.samples)}
+		self.assertAlmostEqual(geo['loc batch-alloc pages geomean'], 32.0)
+		self.assertAlmostEqual(geo['loc batch-alloc dist geomean'], 64 * 2 ** 0.5)
+
 	def test_icount_arm64_console(self):
 		# arm64's get_cycles() ticks at 62.5 MHz: its rows take ns_op,
 		# one guest instruction a nanosecond under -icount shift=0
@@ -353,6 +379,9 @@ class BenchMathsTest(unittest.TestCase):
 		self.assertEqual(Metric('sys', 'iperf3-tcp', '', 'Mbit/s').better, 'higher')
 		self.assertEqual(Metric('sys', 'churn', '', 's').better, 'lower')
 		self.assertEqual(Metric('sys', 'churn', '', 's').label, 'sys churn')
+		# slqb-sysbench's rates
+		for unit in ('trans/s', 'dgram/s', 'ops/s'):
+			self.assertEqual(Metric('sys', 'x', '', unit).better, 'higher')
 
 	def test_table_rows(self):
 		samples = []
