@@ -130,6 +130,7 @@ int slqbt_do_trim(void *arg);
 void slqbt_lock_slabs(void);
 bool slqbt_locked_steps_ok(void);
 void slqbt_unlock_slabs(struct kunit *test);
+bool slqbt_release_slabs(void);
 void slqbt_run_on(struct kunit *test, int cpu, int (*fn)(void *), void *arg);
 
 /* CPU @a allocates, within a busy window of @ticks; under slab_mutex. */

@@ -413,11 +413,142 @@ static void slqb_test_remote_reserve_offline(struct kunit *test)
 	slqbt_destroy_empty(test, s);
 }
 
+/* Objects of @ctx's cache on @node: see alloc_on_node(). */
+struct node_objs {
+	struct slqb_test_ctx ctx;
+	int node;
+};
+
+/* Allocate ctx.nr objects on the node; ctx.nr says how many it got. */
+static int alloc_on_node(void *arg)
+{
+	struct node_objs *o = arg;
+	unsigned int i;
+
+	for (i = 0; i < o->ctx.nr; i++) {
+		o->ctx.objs[i] = slqbt_obj(o->ctx.s, o->node);
+		if (!o->ctx.objs[i]) {
+			o->ctx.nr = i;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static int trim_all_step(void *arg)
+{
+	slqb_test_trim_all();
+	return 0;
+}
+
+/* Whether @node is the local node of an online CPU (see slqb_node). */
+static bool node_owned(int node)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (per_cpu(slqb_node, cpu) == node)
+			return true;
+	return false;
+}
+
+/*
+ * A node with memory that stops being any online CPU's local node once its
+ * own CPUs go offline: they are all hotpluggable, the first online CPU is
+ * not one of them, and no other CPU has the node for its local node.
+ */
+static int node_to_empty_of_cpus(int first)
+{
+	int node, cpu;
+
+	for_each_node_state(node, N_NORMAL_MEMORY) {
+		bool ok = node != per_cpu(slqb_node, first) && nr_cpus_node(node);
+
+		for_each_online_cpu(cpu) {
+			if (cpu_to_node(cpu) == node)
+				ok = ok && cpu != first && cpu_is_hotpluggable(cpu);
+			else
+				ok = ok && per_cpu(slqb_node, cpu) != node;
+		}
+		if (ok)
+			return node;
+	}
+	return NUMA_NO_NODE;
+}
+
+/*
+ * Remote frees fill the reserve of a node whose CPUs are all offline, and
+ * no CPU trims it as its own node's: the first online CPU's pass halves it.
+ * Here node B's CPUs go offline, and the first CPU allocates and frees
+ * slabs of B, whose empty ones stay in B's reserve.
+ */
+static void slqb_test_cpuless_reserve(struct kunit *test)
+{
+	struct node_objs o = { .ctx.objs = test_array(test) };
+	int first = cpumask_first(cpu_online_mask);
+	int cpu, stuck = -1, before = 0, err = 0;
+	cpumask_var_t offline;
+	struct kmem_cache *s;
+
+	o.node = node_to_empty_of_cpus(first);
+	if (o.node == NUMA_NO_NODE)
+		kunit_skip(test, "needs a node with memory and only hotpluggable CPUs");
+	s = slqbt_cache(test, "slqb_test_cpuless_reserve", PAGE_SIZE / 16, 0,
+			0, NULL);
+	if (!zalloc_cpumask_var(&offline, GFP_KERNEL)) {
+		kmem_cache_destroy(s);
+		KUNIT_FAIL(test, "no memory for a cpumask");
+		return;
+	}
+	for_each_cpu_and(cpu, cpumask_of_node(o.node), cpu_online_mask) {
+		err = remove_cpu(cpu);
+		if (err) {
+			stuck = cpu;
+			break;
+		}
+		cpumask_set_cpu(cpu, offline);
+	}
+	if (err || node_owned(o.node))
+		goto online;
+
+	o.ctx.s = s;
+	o.ctx.nr = 2 * (s->reserve + 1) * s->objects;
+	slqbt_lock_slabs();
+	slqbt_run_on(test, first, alloc_on_node, &o);
+	slqbt_run_on(test, first, slqbt_do_free, &o.ctx);
+	/* The pass hands the remote list over: B's empty slabs go to B. */
+	slqbt_run_on(test, first, slqbt_do_trim, &o.ctx);
+	before = READ_ONCE(get_node(s, o.node)->list.nr_empty);
+	if (!slqbt_release_slabs()) {
+		/* What a failed allocation step got is freed. */
+		slqbt_run_on(test, first, slqbt_do_free, &o.ctx);
+		goto online;
+	}
+	KUNIT_EXPECT_EQ(test, before, (int)s->reserve);
+	if (before) {
+		slqbt_run_on(test, first, trim_all_step, NULL);
+		KUNIT_EXPECT_LE(test,
+				READ_ONCE(get_node(s, o.node)->list.nr_empty),
+				before / 2);
+	}
+online:
+	for_each_cpu(cpu, offline)
+		KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
+	free_cpumask_var(offline);
+	kmem_cache_destroy(s);
+	if (err)
+		kunit_skip(test, "CPU %d did not go offline: %d", stuck, err);
+	KUNIT_EXPECT_GT_MSG(test, before, 0,
+			    "node %d is still an online CPU's local node",
+			    o.node);
+}
+
 static struct kunit_case slqb_reserve_cases[] = {
 	KUNIT_CASE(slqb_test_reserve),
 	KUNIT_CASE(slqb_test_remote_claim_reserve),
 	KUNIT_CASE(slqb_test_remote_claim_refill),
 	KUNIT_CASE(slqb_test_remote_reserve_busy),
+	KUNIT_CASE(slqb_test_cpuless_reserve),
 	KUNIT_CASE(slqb_test_remote_claim_off_node),
 	KUNIT_CASE(slqb_test_remote_reserve_offline),
 	{}

@@ -241,13 +241,24 @@ bool slqbt_locked_steps_ok(void)
 	return !slabs_locked.err;
 }
 
-void slqbt_unlock_slabs(struct kunit *test)
+/*
+ * Release slab_mutex; whether every step under it succeeded. For a case
+ * that must undo something before it may end (the failed step was
+ * reported already).
+ */
+bool slqbt_release_slabs(void)
 {
 	int err = slabs_locked.err;
 
 	slabs_locked.held = false;
 	mutex_unlock(&slab_mutex);
-	KUNIT_ASSERT_EQ_MSG(test, err, 0, "a step under slab_mutex failed");
+	return !err;
+}
+
+void slqbt_unlock_slabs(struct kunit *test)
+{
+	KUNIT_ASSERT_TRUE_MSG(test, slqbt_release_slabs(),
+			      "a step under slab_mutex failed");
 }
 
 /* Run @fn(@arg) on @cpu; the case ends if it fails, see slabs_locked. */

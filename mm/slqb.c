@@ -53,8 +53,10 @@
  *    bounds goes back once the owner is idle: the cap timer flushes the
  *    LIFO to hiwater and frees the reserve down to its bound; the dead-CPU
  *    drain does so for a CPU that went offline. The trim work halves the
- *    local reserve every pass; shrink, the shrinker and memory offline
- *    empty it.
+ *    local reserve every pass, and on the first online CPU also the
+ *    reserves of nodes that are no online CPU's local node, which remote
+ *    frees fill and no local pass would trim; shrink, the shrinker and
+ *    memory offline empty them.
  *
  * Nodes
  * -----
@@ -122,7 +124,8 @@
  *    objects queued, and by a push that finds an owner's remote queue
  *    empty, so that a NOHZ idle CPU gets its pass): process context on
  *    their CPU, under slab_mutex, interrupts disabled per cache; they
- *    touch that CPU's lists and the local node's reserve;
+ *    touch that CPU's lists and the local node's reserve, and on the first
+ *    online CPU the reserves of nodes that are no CPU's local node;
  *  - claim irq_work (slqb_claim_work()): queued on the owner by a CPU whose
  *    push took the owner's remote queue past its cap; hard interrupt on the
  *    owner, which claims its own queue;

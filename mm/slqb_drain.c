@@ -282,6 +282,25 @@ static unsigned int trim_cache(struct kmem_cache *s)
 }
 
 /*
+ * Remote frees fill the reserve of a node that is no online CPU's local
+ * node (one whose CPUs are all offline, or that has none), and no CPU's
+ * pass trims it as its own: the first online CPU's pass halves these too.
+ * @owned: the local nodes of the online CPUs.
+ */
+static void trim_unowned_reserves(struct kmem_cache *s,
+				  const nodemask_t *owned)
+{
+	struct kmem_cache_node *n;
+	int node;
+
+	for_each_node_mask(node, slqb_nodes) {
+		n = get_node(s, node);
+		if (n && !node_isset(node, *owned))
+			slqb_reserve_trim(s, n, READ_ONCE(n->list.nr_empty) / 2);
+	}
+}
+
+/*
  * Trim every cache on this CPU. Waiting for slab_mutex is safe: nobody
  * holds it while waiting for this work. slqb_cpu_offline() cancels the work
  * under the CPU hotplug lock alone, and no holder of slab_mutex takes that
@@ -301,12 +320,23 @@ static unsigned int trim_cache(struct kmem_cache *s)
 static void trim_all_caches(void)
 {
 	struct delayed_work *wake = this_cpu_ptr(&slqb_trim_wake_work);
+	nodemask_t owned = NODE_MASK_NONE;
 	unsigned int queued = 0;
 	struct kmem_cache *s;
+	bool first;
+	int cpu;
 
 	mutex_lock(&slab_mutex);
-	list_for_each_entry(s, &slab_caches, list)
+	/* Racing with CPU hotplug, two CPUs or none may do it: harmless. */
+	first = raw_smp_processor_id() == cpumask_first(cpu_online_mask);
+	if (first)
+		for_each_online_cpu(cpu)
+			node_set(per_cpu(slqb_node, cpu), owned);
+	list_for_each_entry(s, &slab_caches, list) {
 		queued += trim_cache(s);
+		if (first)
+			trim_unowned_reserves(s, &owned);
+	}
 	mutex_unlock(&slab_mutex);
 	if (queued)
 		mod_delayed_work_on(smp_processor_id(), system_wq, wake,
