@@ -1310,6 +1310,8 @@ static __always_inline void *link_run(struct slqb_run *run, void **p,
 				      size_t from, size_t end, void *head,
 				      bool init, unsigned long addr)
 {
+	/* In registers: the stores below might alias the cache. */
+	struct freeptr_key key = freeptr_key(run->s);
 	size_t i;
 
 	for (i = from; i < end; i++) {
@@ -1320,23 +1322,20 @@ static __always_inline void *link_run(struct slqb_run *run, void **p,
 		 * LIFO's head, see take_run()): linked to itself, it would be
 		 * allocated twice. As in slab_free(), KASAN reports it if it
 		 * is on. Before the hooks, which may wipe the free pointer.
+		 * Quarantined by KASAN, the object is left out of the run too.
 		 */
-		if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) &&
-		    unlikely(x == head)) {
-			if (!kasan_slab_free(run->s, x, false))
-				report_double_free(run->s, x, addr);
-			p[i] = NULL;
-			run->nr--;
+		if (likely(!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) ||
+			   x != head) &&
+		    likely(!slab_free_hook(run->s, x, init))) {
+			freeptr_store(key, x, head);
+			head = x;
 			continue;
 		}
-		/* Quarantined by KASAN: left out of the run, marked done. */
-		if (slab_free_hook(run->s, x, init)) {
-			p[i] = NULL;
-			run->nr--;
-			continue;
-		}
-		set_freepointer(run->s, x, head);
-		head = x;
+		if (IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED) && x == head &&
+		    !kasan_slab_free(run->s, x, false))
+			report_double_free(run->s, x, addr);
+		p[i] = NULL;
+		run->nr--;
 	}
 	return head;
 }

@@ -133,10 +133,16 @@ static __always_inline int slqb_local_node(void)
 #define SLQB_LIFO_FLAGS_MASK	((NODES_MASK << NODES_PGSHIFT) | BIT(PG_active))
 
 DECLARE_PER_CPU(unsigned long, slqb_node_flags);
+/*
+ * SLQB_LIFO_FLAGS_MASK, read from memory: x86-64 has no AND with a 64-bit
+ * immediate, and an AND that loads its operand saves the instruction that
+ * would put the constant in a register, on every free.
+ */
+extern const unsigned long slqb_lifo_flags_mask;
 
 static __always_inline bool slab_lifo_ok(struct slab *slab)
 {
-	return (READ_ONCE(slab->__page_flags) & SLQB_LIFO_FLAGS_MASK) ==
+	return (READ_ONCE(slab->__page_flags) & slqb_lifo_flags_mask) ==
 	       this_cpu_read(slqb_node_flags);
 }
 #else
@@ -232,12 +238,45 @@ static __always_inline void *get_freepointer(const struct kmem_cache *s,
 	return (void *)freeptr_mix(s, *(unsigned long *)where, where);
 }
 
+/*
+ * What set_freepointer() reads of the cache. A loop of stores, which the
+ * compiler cannot tell from stores to the cache, takes a copy first, which
+ * then stays in registers.
+ */
+struct freeptr_key {
+	unsigned int offset;
+#ifdef CONFIG_SLAB_FREELIST_HARDENED
+	unsigned long random;
+#endif
+};
+
+static __always_inline struct freeptr_key
+freeptr_key(const struct kmem_cache *s)
+{
+	return (struct freeptr_key){
+		.offset = s->offset,
+#ifdef CONFIG_SLAB_FREELIST_HARDENED
+		.random = s->random,
+#endif
+	};
+}
+
+static __always_inline void freeptr_store(struct freeptr_key key, void *object,
+					  void *fp)
+{
+	unsigned long where = (unsigned long)kasan_reset_tag(object) + key.offset;
+	unsigned long val = (unsigned long)fp;
+
+#ifdef CONFIG_SLAB_FREELIST_HARDENED
+	val ^= key.random ^ freeptr_swab(where);
+#endif
+	*(unsigned long *)where = val;
+}
+
 static __always_inline void set_freepointer(const struct kmem_cache *s,
 					    void *object, void *fp)
 {
-	unsigned long where = (unsigned long)kasan_reset_tag(object) + s->offset;
-
-	*(unsigned long *)where = freeptr_mix(s, (unsigned long)fp, where);
+	freeptr_store(freeptr_key(s), object, fp);
 }
 
 /*

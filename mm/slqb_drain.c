@@ -32,6 +32,7 @@ DEFINE_PER_CPU(int, slqb_node);
 #ifndef NODE_NOT_IN_PAGE_FLAGS
 /* The node's bits in the page flags, for slab_lifo_ok(). */
 DEFINE_PER_CPU(unsigned long, slqb_node_flags);
+const unsigned long slqb_lifo_flags_mask = SLQB_LIFO_FLAGS_MASK;
 #endif
 
 /* The node with normal memory nearest to @node. */
