@@ -20,14 +20,15 @@
 
 /*
  * Whether @len bytes at @start hold @value: red zone and poison, which KASAN
- * lets nobody read, not even memchr_inv() for this uninstrumented file.
+ * lets nobody read, not even memchr_inv() for this uninstrumented file, and
+ * which hardware tags let only the match-all tag read.
  */
 static bool debug_bytes(void *start, u8 value, size_t len)
 {
 	bool same;
 
 	kasan_disable_current();
-	same = all_bytes(start, value, len);
+	same = all_bytes(kasan_reset_tag(start), value, len);
 	kasan_enable_current();
 	return same;
 }
@@ -84,7 +85,8 @@ static void slqb_test_create_debug_flags(struct kunit *test)
 	kmem_cache_free(s, p);
 	/* keep holds the slab: p's bytes are still the cache's to read. */
 	KUNIT_EXPECT_TRUE(test, debug_bytes(p, POISON_FREE, s->object_size - 1));
-	KUNIT_EXPECT_EQ(test, *(u8 *)(p + s->object_size - 1), POISON_END);
+	KUNIT_EXPECT_EQ(test, *(u8 *)(kasan_reset_tag(p) + s->object_size - 1),
+			POISON_END);
 	KUNIT_EXPECT_TRUE(test, red_zone_holds(s, p, SLUB_RED_INACTIVE));
 	memset(&kp, 0, sizeof(kp));
 	__kmem_obj_info(&kp, p, virt_to_slab(p));

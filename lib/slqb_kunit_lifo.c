@@ -498,7 +498,8 @@ static void slqb_test_torn_tunables(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, in_use(s), (long)ctx.nr);
 	for (i = 0; i < ctx.nr; i++)
 		for (j = 0; j < i; j++)
-			KUNIT_ASSERT_PTR_NE(test, ctx.objs[i], ctx.objs[j]);
+			KUNIT_ASSERT_PTR_NE(test, kasan_reset_tag(ctx.objs[i]),
+					    kasan_reset_tag(ctx.objs[j]));
 	kmem_cache_free_bulk(s, ctx.nr, ctx.objs);
 	slqbt_destroy_empty(test, s);
 }

@@ -21,7 +21,7 @@
 static void overwrite_word(struct kunit *test, struct kmem_cache *s,
 			   void *object, unsigned int where)
 {
-	unsigned long *word = object + where;
+	unsigned long *word = kasan_reset_tag(object) + where;
 	unsigned long saved = *word;
 	void *fp = get_freepointer(s, object);
 

@@ -844,6 +844,12 @@ static __always_inline void *lifo_peek(struct kmem_cache *s,
 	if (object) {
 		/* A stale @next is harmless: the exchange then fails. */
 		*next = data_race(get_freepointer(s, object));
+		/*
+		 * If an interrupt allocated the object meanwhile, KMSAN sees
+		 * uninitialised bytes, and would report their use in the
+		 * exchange, which fails then and so does not use them.
+		 */
+		kmsan_unpoison_memory(next, sizeof(*next));
 	}
 	return object;
 }
@@ -942,13 +948,16 @@ static __always_inline void *__slqb_alloc(struct kmem_cache *s, gfp_t gfpflags,
 	return alloc_slow(s, gfpflags, irqflags);
 }
 
-/* Clear the free pointer if it lies inside the object (init_on_free). */
+/*
+ * Clear the free pointer if it lies inside the object (init_on_free). The
+ * object is not yet retagged for its new life: the match-all tag.
+ */
 static __always_inline void wipe_freepointer(struct kmem_cache *s,
 					     void *object)
 {
 	if (unlikely(slqb_init_on_free(s)) && object &&
 	    s->offset < s->object_size && !is_kfence_address(object))
-		*(void **)(object + s->offset) = NULL;
+		*(void **)(kasan_reset_tag(object) + s->offset) = NULL;
 }
 
 /*

@@ -399,7 +399,7 @@ static __always_inline bool slab_free_hook(struct kmem_cache *s, void *x,
 	if (!(s->flags & SLAB_DEBUG_OBJECTS))
 		debug_check_no_obj_freed(x, s->object_size);
 	if (init && !kasan_has_integrated_init())
-		memset(x, 0, s->object_size);
+		memset(kasan_reset_tag(x), 0, s->object_size);
 	return kasan_slab_free(s, x, init);
 }
 

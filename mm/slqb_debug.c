@@ -63,7 +63,8 @@ static inline struct slqb_track *track_of(const struct kmem_cache *s,
 					  void *object,
 					  enum slqb_track_item item)
 {
-	struct slqb_track *t = object + s->offset + sizeof(void *);
+	struct slqb_track *t = kasan_reset_tag(object) + s->offset +
+			       sizeof(void *);
 
 	return t + item;
 }
@@ -71,14 +72,17 @@ static inline struct slqb_track *track_of(const struct kmem_cache *s,
 /*
  * Red zones, poison and tracks lie where KASAN lets nobody read: this file
  * is not instrumented, but the library functions that scan and dump them
- * are, and must not report.
+ * are, and must not report. KASAN's hardware tags check every access, this
+ * file's too, so everything here reaches object memory through the
+ * match-all tag (kasan_reset_tag()): a free object's memory tag is no
+ * longer its pointer's.
  */
 static u8 *bytes_not(void *start, u8 value, unsigned int len)
 {
 	u8 *bad;
 
 	kasan_disable_current();
-	bad = memchr_inv(start, value, len);
+	bad = memchr_inv(kasan_reset_tag(start), value, len);
 	kasan_enable_current();
 	return bad;
 }
@@ -87,14 +91,15 @@ static void dump_bytes(const char *level, const char *prefix, void *start,
 		       unsigned int len)
 {
 	kasan_disable_current();
-	print_hex_dump(level, prefix, DUMP_PREFIX_ADDRESS, 16, 1, start, len,
-		       true);
+	print_hex_dump(level, prefix, DUMP_PREFIX_ADDRESS, 16, 1,
+		       kasan_reset_tag(start), len, true);
 	kasan_enable_current();
 }
 
 /* Poison a free object and mark its red zone inactive. */
 static void debug_mark_free(struct kmem_cache *s, void *object)
 {
+	object = kasan_reset_tag(object);
 	if (s->flags & SLAB_POISON) {
 		memset(object, POISON_FREE, s->object_size - 1);
 		*(u8 *)(object + s->object_size - 1) = POISON_END;
@@ -227,7 +232,7 @@ static bool check_bytes(struct kmem_cache *s, struct slab *slab, void *object,
 			unsigned int len, const char *fix)
 {
 	u8 *bad = bytes_not(start, value, len);
-	u8 *end = start + len;
+	u8 *end = (u8 *)kasan_reset_tag(start) + len;
 
 	if (!bad)
 		return true;
@@ -235,7 +240,9 @@ static bool check_bytes(struct kmem_cache *s, struct slab *slab, void *object,
 		end--;
 	debug_report(s, "%s overwritten", what);
 	pr_err("0x%p-0x%p @offset=%lu: first byte 0x%x instead of 0x%x\n",
-	       bad, end - 1, (unsigned long)((void *)bad - object), *bad, value);
+	       bad, end - 1,
+	       (unsigned long)((void *)bad - kasan_reset_tag(object)), *bad,
+	       value);
 	print_object(s, slab, object);
 	memset(bad, value, end - bad);
 	debug_report_end(s, fix);
@@ -409,8 +416,8 @@ static void *debug_take_object(struct kmem_cache *s, struct kmem_cache_list *l,
 	ok = ok && check_poison(s, slab, object,
 				"restored; the object is out of use");
 	if (s->flags & SLAB_RED_ZONE)
-		memset(object + s->object_size, SLUB_RED_ACTIVE,
-		       red_zone_end(s) - s->object_size);
+		memset(kasan_reset_tag(object) + s->object_size,
+		       SLUB_RED_ACTIVE, red_zone_end(s) - s->object_size);
 	if (s->flags & SLAB_STORE_USER)
 		set_track(s, object, TRACK_ALLOC, ok ? addr : 0, handle);
 	/* A damaged object stays allocated: nobody gets it. */

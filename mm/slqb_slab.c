@@ -448,10 +448,11 @@ static void init_node_list(struct kmem_cache *s, struct kmem_cache_node *n)
  * The node lists of the kmem_cache_node cache itself: carve each one out of
  * a fresh slab on its node, which the new list then owns. The slab must be
  * of that node, or the list would own another node's slab; NULL if the node
- * has no page to spare.
+ * has no page to spare. Not __init: its caller, alloc_node_lists(), runs
+ * after boot too (it calls this only while slab_state is DOWN).
  */
-static struct kmem_cache_node *__init early_node_alloc(struct kmem_cache *s,
-						       int node)
+static struct kmem_cache_node *early_node_alloc(struct kmem_cache *s,
+						int node)
 {
 	struct kmem_cache_node *n;
 	struct slab *slab;
