@@ -13,9 +13,10 @@ import shlex
 from typing import List, Optional, Sequence, Tuple
 
 from slqb_arch import arch_of
-from slqb_build import KernelSpec, build_kernel, config_value, configure
+from slqb_build import (CLANG_PACKAGES, KernelSpec, build_kernel,
+			config_value, configure)
 from slqb_guest import boot_params, shape_params
-from slqb_host import BuildLock, wait_for_foreign_builds
+from slqb_host import BuildLock, ensure_packages, wait_for_foreign_builds
 from slqb_initramfs import build_initramfs
 from slqb_qemu import GuestRun, Shape, qemu_command, run_guest
 from slqb_report import (Finding, KtapReport, describe_finding,
@@ -135,6 +136,8 @@ def patched_tree_has_slqb(paths: Paths) -> bool:
 
 def prepare_kernel(paths: Paths, spec: KernelSpec) -> Prepared:
 	"""Tree, config, build and initramfs for spec, under the build lock."""
+	if spec.clang:
+		ensure_packages(CLANG_PACKAGES)
 	with BuildLock(paths):
 		base, update = prepare_tree(paths)
 		if spec.alloc == 'slqb' and not tree_has_slqb(paths.work):
@@ -147,6 +150,15 @@ def prepare_kernel(paths: Paths, spec: KernelSpec) -> Prepared:
 	nr_cpus = int(config_value(paths, spec, 'CONFIG_NR_CPUS') or 1)
 	return Prepared(spec=spec, base=base, bzimage=bzimage, initrd=initrd,
 			nr_cpus=nr_cpus)
+
+
+def machine_args(spec: KernelSpec) -> List[str]:
+	"""QEMU options the kernel's config needs from the machine: KASAN's
+	hardware tags need MTE, which QEMU's virt machine has off unless
+	asked (and then gives the -cpu max vCPU its tag memory)."""
+	if spec.arch == 'arm64' and 'CONFIG_KASAN_HW_TAGS=y' in spec.extras:
+		return ['-machine', 'mte=on']
+	return []
 
 
 def kernel_cmdline(prepared: Prepared, req: BootRequest,
@@ -222,7 +234,8 @@ def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest,
 		cmdline = kernel_cmdline(prepared, req, extras.params)
 		cmd = qemu_command(prepared.bzimage, extras.initrd or prepared.initrd,
 				   req.shape, cmdline, icount=req.icount,
-				   arch=prepared.spec.arch, extra=extras.qemu_args)
+				   arch=prepared.spec.arch,
+				   extra=machine_args(prepared.spec) + list(extras.qemu_args))
 		kernel = prepared.spec.name
 		if name and name != kernel:
 			kernel = f'{name} ({kernel})'

@@ -41,6 +41,12 @@ UNSET_RE = re.compile(r'^# (CONFIG_[A-Za-z0-9_]+) is not set$')
 VALUE_RE = re.compile(r'^(y|n|m|-?\d+|0x[0-9a-fA-F]+|"[^"]*")$')
 
 
+# Options only clang builds: a kernel with one is built with LLVM=1 (and
+# the name of its build directory comes from its --kconfig lines anyway).
+CLANG_OPTIONS = ('CONFIG_KMSAN=y',)
+CLANG_PACKAGES = ('clang', 'lld', 'llvm')
+
+
 @dataclasses.dataclass(frozen=True)
 class KernelSpec:
 	"""Which kernel to build: an allocator, extra config lines and the
@@ -63,6 +69,12 @@ class KernelSpec:
 		elif self.extras:
 			name += '-' + sha1_of(*self.extras)[:8]
 		return name
+
+	@property
+	def clang(self) -> bool:
+		"""Whether the kernel needs LLVM's toolchain (LLVM=1): one of its
+		--kconfig lines asks for a checker GCC cannot build."""
+		return any(line in CLANG_OPTIONS for line in self.extras)
 
 	def build_dir(self, paths: Paths) -> str:
 		return os.path.join(paths.builds, self.name)
@@ -171,12 +183,14 @@ def fragments(spec: KernelSpec, paths: Paths) -> List[Tuple[str, str]]:
 
 def make_command(paths: Paths, spec: KernelSpec, *targets: str) -> List[str]:
 	"""make -C <work> O=<build> ARCH=x86_64 -jN CC='ccache gcc' targets
-	(with CROSS_COMPILE= for a cross-compiled architecture)."""
+	(with CROSS_COMPILE= for a cross-compiled architecture, and LLVM=1
+	with CC='ccache clang' for a spec that needs clang)."""
 	arch = arch_of(spec.arch)
 	cross = [f'CROSS_COMPILE={arch.cross}'] if arch.cross else []
+	tools = ['LLVM=1', 'CC=ccache clang'] if spec.clang else [f'CC={arch.cc}']
 	return ['make', '-C', paths.work, f'O={spec.build_dir(paths)}',
 		f'ARCH={arch.make_arch}', *cross, f'-j{os.cpu_count() or 1}',
-		f'CC={arch.cc}', *targets]
+		*tools, *targets]
 
 
 def build_env(paths: Paths) -> Dict[str, str]:

@@ -99,7 +99,11 @@ def kasan_boot(ctx: Context, arch_name: str, boot: Boot) -> None:
 	build = f'{arch_name}: SLQB kernel of {boot.name} builds'
 	ctx.expect([build] + check_names(boot))
 	spec = KernelSpec('slqb', boot.kconfig, arch=arch_name)
-	prepared = ctx.check(build, lambda: prepare_kernel(ctx.paths, spec))
+
+	def prepare():
+		ensure_packages(arch_of(arch_name).packages)
+		return prepare_kernel(ctx.paths, spec)
+	prepared = ctx.check(build, prepare)
 	if not prepared:
 		return
 	req = BootRequest(shape=Shape(boot.cpus, boot.nodes), mode=boot.mode,

@@ -22,6 +22,7 @@ BAD_PATTERNS: List[Tuple[str, re.Pattern]] = [(label, re.compile(rx)) for label,
 	('KASAN report', r'BUG: KASAN'),
 	('KFENCE report', r'BUG: KFENCE'),
 	('KCSAN report', r'BUG: KCSAN: '),
+	('KMSAN report', r'BUG: KMSAN: '),
 	('UBSAN report', r'\bUBSAN: '),
 	('kmemleak report', r'kmemleak: \d+ new suspected memory leaks'),
 	('kernel BUG', r'kernel BUG at'),
@@ -284,7 +285,8 @@ def unexpected_reports(lines: Sequence[str], allowed: Allowed) -> List[str]:
 
 # KUnit suites that provoke reports on purpose: suite name -> the label of
 # the reports it may show (see BAD_PATTERNS).
-REPORTING_SUITES = {'kfence': 'KFENCE report', 'kasan': 'KASAN report'}
+REPORTING_SUITES = {'kfence': 'KFENCE report', 'kasan': 'KASAN report',
+		    'kmsan': 'KMSAN report'}
 
 
 def ktap_suite(ktap: KtapReport, name: str) -> Optional[KtapResult]:
@@ -297,7 +299,7 @@ def suite_reports(lines: Sequence[str], suite: Optional[KtapResult],
 	"""allowed() for unexpected_reports: the reports of REPORTING_SUITES[name]
 	inside that suite's output.
 
-	kfence_test and kasan_test provoke reports on purpose; one anywhere else
+	kfence_test, kasan_test and kmsan_test provoke reports on purpose; one anywhere else
 	on the console, before the module loads or after its result, is a bug
 	that the tool found in the kernel or the allocator.
 	"""

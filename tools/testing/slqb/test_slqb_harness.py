@@ -431,6 +431,24 @@ class KconfigTest(unittest.TestCase):
 		self.assertEqual(one, slqb_build.KernelSpec('slqb', ('CONFIG_SMP=n',)).name)
 
 
+	def test_clang_kernels(self):
+		"""A spec that asks for KMSAN builds with LLVM=1, others with gcc."""
+		paths = Paths(repo=REPO, cache='/c')
+		gcc = slqb_build.KernelSpec('slqb', ('CONFIG_KASAN=y',))
+		kmsan = slqb_build.KernelSpec('slqb', ('CONFIG_KMSAN=y', 'CONFIG_X=m'))
+		self.assertFalse(gcc.clang)
+		self.assertTrue(kmsan.clang)
+		cmd = slqb_build.make_command(paths, kmsan, 'bzImage')
+		self.assertIn('LLVM=1', cmd)
+		self.assertIn('CC=ccache clang', cmd)
+		self.assertEqual(cmd[-1], 'bzImage')
+		cmd = slqb_build.make_command(paths, gcc, 'bzImage')
+		self.assertNotIn('LLVM=1', cmd)
+		self.assertIn('CC=ccache gcc', cmd)
+		arm = slqb_build.make_command(paths, slqb_build.KernelSpec('slqb', arch='arm64'))
+		self.assertIn('CC=ccache aarch64-linux-gnu-gcc', arm)
+
+
 class BaseConfigTest(unittest.TestCase):
 	"""slqb_build: `slqb boot --base-config FILE`."""
 
@@ -623,6 +641,16 @@ class ShapeTest(unittest.TestCase):
 		self.assertNotIn('prealloc', ' '.join(Shape(2, 2).qemu_args()))
 		self.assertIn('RAM preallocated', Shape(1, 1, prealloc=True).describe())
 		self.assertEqual(Shape(1, 1, prealloc=True).label(), '1cpu-1node')
+
+	def test_mte_machine(self):
+		"""KASAN's hardware tags on arm64 boot with QEMU's MTE on."""
+		hw = slqb_build.KernelSpec('slqb', ('CONFIG_KASAN=y', 'CONFIG_KASAN_HW_TAGS=y'),
+					   arch='arm64')
+		self.assertEqual(slqb_boot.machine_args(hw), ['-machine', 'mte=on'])
+		sw = slqb_build.KernelSpec('slqb', ('CONFIG_KASAN=y', 'CONFIG_KASAN_SW_TAGS=y'),
+					   arch='arm64')
+		self.assertEqual(slqb_boot.machine_args(sw), [])
+		self.assertEqual(slqb_boot.machine_args(slqb_build.KernelSpec('slqb')), [])
 
 	def test_kernel_cmdline(self):
 		prepared = Prepared(spec=slqb_build.KernelSpec('slub'), base='b',
@@ -1438,6 +1466,33 @@ class SanitizerTest(unittest.TestCase):
 		self.assertEqual(classify('kmemleak: 3 new suspected memory leaks '
 					  '(see /sys/kernel/debug/kmemleak)'), 'kmemleak report')
 		self.assertIsNone(classify('kmemleak: Kernel memory leak detector initialized'))
+		self.assertEqual(classify('[ 9.2] BUG: KMSAN: uninit-value in '
+					  'slqb_alloc+0x1/0x2'), 'KMSAN report')
+
+	def test_kmsan_boots(self):
+		"""The KMSAN kernel is one clang build with its suite as a module;
+		kmsan_test's reports are allowed only inside it."""
+		import slqb_group_sanitizers as san
+		kmsan = [b for b in san.SANITIZER_BOOTS if 'CONFIG_KMSAN=y' in b.kconfig]
+		self.assertEqual(len({b.kconfig for b in kmsan}), 1)
+		self.assertTrue(slqb_build.KernelSpec('slqb', kmsan[0].kconfig).clang)
+		self.assertEqual(sorted(b.expect for b in kmsan), ['kmsan', 'pass'])
+		self.assertEqual(slqb_report.REPORTING_SUITES['kmsan'], 'KMSAN report')
+		self.assertIn('CONFIG_KASAN_HW_TAGS=y', san.KASAN_HW_TAGS.kconfig)
+
+	def test_hw_tags_buildable(self):
+		"""A tree whose report.c calls hw_suppress_tag_checks_start()
+		without a definition is refused, with why; a tree with one is not."""
+		import slqb_group_sanitizers as san
+		tree = os.path.join(SCRATCH.path, 'hwtags')
+		SCRATCH.write('hwtags/mm/kasan/report.c',
+			      'static void s(void) { hw_suppress_tag_checks_start(); }\n')
+		SCRATCH.write('hwtags/mm/kasan/kasan.h', '#define KASAN_X 1\n')
+		self.assertIn('does not build KASAN_HW_TAGS', san.hw_tags_unbuildable(tree))
+		SCRATCH.write('hwtags/mm/kasan/kasan.h',
+			      '#define hw_suppress_tag_checks_start()\tarch_x()\n')
+		self.assertIsNone(san.hw_tags_unbuildable(tree))
+		self.assertIn('cannot read', san.hw_tags_unbuildable('/nonexistent'))
 
 	def test_kcsan_header_functions(self):
 		import slqb_group_sanitizers as san
