@@ -865,31 +865,22 @@ churn_loop() {	# churn_loop N: N rounds of sh -c, cat, mkdir, ln, rm
 	rm -rf /tmp/bench-churn
 }
 
+iperf_once() {	# one iperf3 run over loopback: the receiver's Mbit/s
+	iperf3 -s -1 > /tmp/iperf-server.out 2>&1 &
+	b_server=$!
+	sleep 1
+	iperf3 -c 127.0.0.1 -t "$(param iperf 3)" -f m > /tmp/iperf.out 2>&1
+	b_rc=$?
+	wait $b_server
+	[ $b_rc -eq 0 ] || { tail -5 /tmp/iperf.out >&2; return $b_rc; }
+	awk '/receiver/ { for (i = 1; i < NF; i++)
+			if ($(i + 1) == "Mbits/sec") v = $i }
+		END { print v }' /tmp/iperf.out
+}
+
 bench_iperf() {	# iperf3 over loopback (skb allocations), slqbtest.sysreps times
 	command -v iperf3 > /dev/null || { bench_say "skip name=iperf3 why=missing"; return 0; }
-	b_reps=$(param sysreps 1)
-	valid_reps iperf3-tcp "$b_reps" || return 1
-	b_rates=""
-	b_n=0
-	while [ $b_n -lt "$b_reps" ]; do
-		iperf3 -s -1 > /tmp/iperf-server.out 2>&1 &
-		b_server=$!
-		sleep 1
-		iperf3 -c 127.0.0.1 -t "$(param iperf 3)" -f m > /tmp/iperf.out 2>&1
-		b_rc=$?
-		wait $b_server
-		b_mbit=$(awk '/receiver/ { for (i = 1; i < NF; i++)
-				if ($(i + 1) == "Mbits/sec") v = $i }
-			END { print v }' /tmp/iperf.out)
-		if [ $b_rc -ne 0 ] || [ -z "$b_mbit" ]; then
-			bench_say "error name=iperf3 rc=$b_rc"
-			tail -5 /tmp/iperf.out
-			return 1
-		fi
-		b_rates="$b_rates $b_mbit"
-		b_n=$((b_n + 1))
-	done
-	bench_say "sys name=iperf3-tcp $(repeat_stats -r $b_rates) reps=$b_reps unit=Mbit/s"
+	bench_rate iperf3-tcp Mbit/s iperf_once
 }
 
 # bench_rate NAME UNIT COMMAND...: COMMAND slqbtest.sysreps times, each
