@@ -34,7 +34,8 @@ and the new files of this repository, boot it in QEMU, and judge the boot.
   slqb.py boot|test --arch arm64|i386   the same on another architecture
   slqb.py series [DIR]   export the series for git am, with a cover letter
   slqb.py bench [--quick] [--runs R] [--kernel NAME=ALLOC[:CONFIG_X=V,...]]
-                [--nodes N] [--counters]
+                [--nodes N] [--counters] [--base-config FILE]
+                [--accel auto|tcg|kvm]
                          SLQB against SLAB, SLUB and SLOB
 
 Cache (source trees, builds, logs): $SLQB_CACHE or <repo>/.slqb-cache.

@@ -45,6 +45,7 @@ class BootRequest:
 	"""How to boot: the machine shape and what the guest init does.
 
 	icount: one vCPU under -icount (see qemu_command), for exact counts.
+	kvm: under KVM with the host's CPU (see qemu_command).
 	"""
 	shape: Shape
 	mode: str = 'boot'
@@ -53,6 +54,7 @@ class BootRequest:
 	timeout: Optional[float] = DEFAULT_TIMEOUT_S
 	console: str = 'stream'
 	icount: bool = False
+	kvm: bool = False
 
 
 @dataclasses.dataclass
@@ -235,7 +237,8 @@ def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest,
 		cmd = qemu_command(prepared.bzimage, extras.initrd or prepared.initrd,
 				   req.shape, cmdline, icount=req.icount,
 				   arch=prepared.spec.arch,
-				   extra=machine_args(prepared.spec) + list(extras.qemu_args))
+				   extra=machine_args(prepared.spec) + list(extras.qemu_args),
+				   kvm=req.kvm)
 		kernel = prepared.spec.name
 		if name and name != kernel:
 			kernel = f'{name} ({kernel})'
@@ -245,7 +248,8 @@ def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest,
 				      f'shape: {req.shape.describe()}',
 				      '$ ' + shlex.join(cmd)])
 		log(f'boot: {kernel}; {req.shape.describe()}' +
-		    ('; icount' if req.icount else '') + f'; guest mode {req.mode}' +
+		    ('; icount' if req.icount else '') + ('; KVM' if req.kvm else '') +
+		    f'; guest mode {req.mode}' +
 		    (f'; timeout {fmt_duration(req.timeout)}' if req.timeout else ''))
 		log(f'console log: {log_path}')
 		run = run_guest(cmd, log_path, req.timeout, req.console,

@@ -401,10 +401,26 @@ def build_kernel(paths: Paths, spec: KernelSpec, base: str,
 		raise SlqbError(f'the {spec.name} kernel build failed (make exit '
 				f'{status}). First error:\n{quote_lines(first)}\n'
 				f'Full build log: {log_path}')
+	if spec.base_digest and not objects:
+		base_symvers(spec.build_dir(paths))
 	compiled = sum(1 for l in lines if re.match(r'\s+(CC|LD|AS)\s', l))
 	log(f'build: done in {fmt_duration(time.monotonic() - start)} '
 	    f'({compiled} objects compiled or linked)')
 	return spec.bzimage(paths)
+
+
+def base_symvers(build: str) -> None:
+	"""Module.symvers for a base config's kernel, whose modules are not
+	built: vmlinux's own exports (vmlinux.symvers), all that an external
+	module of the harness links against. Without it, modpost refuses
+	such a module, or with CONFIG_MODVERSIONS builds one that the kernel
+	will not load."""
+	vmlinux = os.path.join(build, 'vmlinux.symvers')
+	module = os.path.join(build, 'Module.symvers')
+	if os.path.isfile(vmlinux) and (
+			not os.path.isfile(module) or
+			os.path.getmtime(module) < os.path.getmtime(vmlinux)):
+		shutil.copyfile(vmlinux, module)
 
 
 def make_module(paths: Paths, spec: KernelSpec, mod_dir: str, what: str) -> None:

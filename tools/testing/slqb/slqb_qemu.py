@@ -126,7 +126,7 @@ class Shape:
 
 def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
 		 icount: bool = False, arch: str = DEFAULT_ARCH,
-		 extra: Sequence[str] = ()) -> List[str]:
+		 extra: Sequence[str] = (), kvm: bool = False) -> List[str]:
 	"""The full qemu-system-x86_64 (or arch's QEMU) command line.
 
 	icount: -icount shift=0,sleep=off, so that guest time counts guest
@@ -134,16 +134,25 @@ def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
 	under it (Arch.icount_smp) several, taking turns on one TCG thread.
 	extra: more arguments, after the machine shape's (a boot hook's, such
 	as the QMP socket of memory hotplug).
+	kvm: -accel kvm with the host's CPU model instead of TCG (x86_64 on an
+	x86_64 host; see slqb_bench's probe), never with icount.
 	"""
+	if kvm and (icount or arch != DEFAULT_ARCH):
+		raise SlqbError('KVM runs x86_64 wall-clock boots only, never '
+				'icount ones', exit_code=2)
 	if icount and shape.cpus != 1 and not arch_of(arch).icount_smp:
 		raise SlqbError(f'-icount needs 1 vCPU on {arch}, not {shape.cpus} '
 				'(SMP bring-up hangs under it)', exit_code=2)
 	if icount:
 		thread = 'tcg,thread=single' if shape.cpus > 1 else 'tcg'
 		accel = ['-accel', thread, '-icount', 'shift=0,sleep=off']
+	elif kvm:
+		accel = ['-accel', 'kvm']
 	else:
 		accel = ['-accel', 'tcg,thread=multi']
-	machine = arch_of(arch).qemu
+	machine = list(arch_of(arch).qemu)
+	if kvm:
+		machine[machine.index('-cpu') + 1] = 'host'
 	return [machine[0], *accel, *machine[1:],
 		*shape.qemu_args(), *extra, '-nographic', '-no-reboot',
 		'-kernel', bzimage, '-initrd', initrd, '-append', append]

@@ -516,6 +516,24 @@ class BaseConfigTest(unittest.TestCase):
 			'CONFIG_SLUB: y -> n', 'CONFIG_SLUB_DEBUG: y -> n'])
 		self.assertEqual(slqb_build.config_changes(before, before), [])
 
+	def test_symvers(self):
+		"""A base config's kernel gets vmlinux's exports as its
+		Module.symvers, renewed when vmlinux is linked again."""
+		build = os.path.join(SCRATCH.path, 'base', 'symvers')
+		os.makedirs(build)
+		module = os.path.join(build, 'Module.symvers')
+		slqb_build.base_symvers(build)
+		self.assertFalse(os.path.exists(module))	# nothing to copy
+		vmlinux = write_tmp('base/symvers/vmlinux.symvers', '0x1\tkfree\tvmlinux\n')
+		slqb_build.base_symvers(build)
+		with open(module, encoding='utf-8') as f:
+			self.assertEqual(f.read(), '0x1\tkfree\tvmlinux\n')
+		write_tmp('base/symvers/vmlinux.symvers', '0x2\tkfree\tvmlinux\n')
+		os.utime(vmlinux, (os.path.getmtime(module) + 10,) * 2)
+		slqb_build.base_symvers(build)
+		with open(module, encoding='utf-8') as f:
+			self.assertEqual(f.read(), '0x2\tkfree\tvmlinux\n')
+
 	def test_fragments(self):
 		paths = slqb_util_paths()
 		spec = slqb_build.base_spec('slqb', ('CONFIG_KASAN=y',),
@@ -608,6 +626,17 @@ class ShapeTest(unittest.TestCase):
 		with self.assertRaises(SlqbError):
 			slqb_qemu.qemu_command('bz', 'rd', Shape(2), 'x',
 					       icount=True, arch='i386')
+
+	def test_qemu_command_kvm(self):
+		"""KVM: -accel kvm and the host's CPU; x86_64 wall clock only."""
+		cmd = slqb_qemu.qemu_command('bz', 'rd', Shape(2), 'x', kvm=True)
+		self.assertEqual(cmd[:5], ['qemu-system-x86_64', '-accel', 'kvm',
+					   '-cpu', 'host'])
+		self.assertNotIn('max', cmd)
+		for kw in ({'icount': True}, {'arch': 'arm64'}):
+			with self.assertRaises(SlqbError, msg=kw):
+				slqb_qemu.qemu_command('bz', 'rd', Shape(1), 'x',
+						       kvm=True, **kw)
 
 	def test_memory_hotplug(self):
 		"""Room for the dimms of slqb_memhp."""

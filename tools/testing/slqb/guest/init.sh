@@ -933,6 +933,53 @@ bench_loops() {
 	done
 }
 
+# tbench_once CLIENTS: one tbench run (dbench's network half: the SMB
+# traffic of its loadfile, over loopback to tbench_srv) of slqbtest.iperf
+# seconds; its throughput in MB/s
+tbench_once() {
+	tbench -t "$(param iperf 3)" "$1" 127.0.0.1 > /tmp/tbench.out 2>&1 ||
+		{ tail -5 /tmp/tbench.out >&2; return 1; }
+	awk '$1 == "Throughput" { v = $2 } END { print v }' /tmp/tbench.out
+}
+
+# tbench with one and four clients per CPU, against one tbench_srv
+bench_tbench() {
+	command -v tbench > /dev/null && command -v tbench_srv > /dev/null ||
+		{ bench_say "skip name=tbench why=missing"; return 0; }
+	tbench_srv > /tmp/tbench-srv.out 2>&1 &
+	b_srv=$!
+	sleep 1
+	b_status=0
+	for b_per in 1 4; do
+		bench_rate "tbench-${b_per}x" MB/s tbench_once $(($(nproc) * b_per)) ||
+			{ b_status=1; break; }
+	done
+	kill $b_srv
+	wait $b_srv 2> /dev/null
+	return $b_status
+}
+
+# stressng_rate STRESSOR: stress-ng's STRESSOR with one instance per CPU for
+# slqbtest.iperf seconds; its bogo ops per second of wall time
+stressng_rate() {
+	stress-ng --"$1" "$(nproc)" -t "$(param iperf 3)" --metrics-brief --temp-path /tmp \
+		> /tmp/stressng.out 2>&1 || { tail -5 /tmp/stressng.out >&2; return 1; }
+	awk -v s="$1" '$2 == "metrc:" && $4 == s && $5 ~ /^[0-9]+$/ { v = $9 }
+		END { print v }' /tmp/stressng.out
+}
+
+# stress-ng's raw-socket stressors, which lkp runs on every slab change:
+# rawudp (IPv4 raw sockets) and rawpkt (AF_PACKET, where the kernel has it)
+bench_rawnet() {
+	command -v stress-ng > /dev/null || { bench_say "skip name=rawnet why=no-stress-ng"; return 0; }
+	bench_rate stress-rawudp ops/s stressng_rate rawudp || return 1
+	if [ -e /proc/net/packet ]; then
+		bench_rate stress-rawpkt ops/s stressng_rate rawpkt
+	else
+		bench_say "skip name=stress-rawpkt why=no-af-packet"
+	fi
+}
+
 # profile_one NAME COMMAND...: COMMAND slqbtest.sysreps times under perf's
 # system-wide cpu-clock sampling; of the samples neither idle (pid 0) nor
 # perf's own, how many fell in the allocator's functions (ALLOC_SYMS).
@@ -1005,7 +1052,8 @@ bench_profile() {	# the timed workloads again, under perf: the allocator's share
 	profile_one churn churn_loop "$(param churn 200)"
 }
 
-# slqbtest.bench=micro,hackbench,perf,churn,iperf,net,loops[,stats,trim,profile],
+# slqbtest.bench=micro,hackbench,perf,churn,iperf,net,loops,tbench,rawnet
+# [,stats,trim,profile],
 # in order
 bench_mode() {
 	check_shape
@@ -1014,7 +1062,7 @@ bench_mode() {
 	b_status=0
 	for b_item in $(param bench micro,hackbench,perf,churn,iperf | tr ',' ' '); do
 		case "$b_item" in
-		micro|hackbench|perf|churn|iperf|net|loops|stats|trim|profile)
+		micro|hackbench|perf|churn|iperf|net|loops|tbench|rawnet|stats|trim|profile)
 			"bench_$b_item" || b_status=1 ;;
 		*) bench_say "error name=$b_item rc=unknown"; b_status=1 ;;
 		esac

@@ -15,7 +15,9 @@ same QEMU shape, alternating the order from run to run:
 
 - a multi-threaded TCG boot (2 vCPUs by default) runs every micro case and
   the system workloads (hackbench, perf bench sched messaging, fork/exec
-  and file churn, iperf3 over loopback) and reads slab memory;
+  and file churn, iperf3 over loopback, slqb-sysbench's RR, stream and
+  per-syscall loops, tbench, stress-ng's rawudp and rawpkt) and reads
+  slab memory;
 - a 1-vCPU boot with -icount shift=0,sleep=off runs the single-CPU micro
   cases, where get_cycles() counts guest instructions exactly;
 - an arm64 boot of the same allocator (64 KiB pages) with 2 vCPUs under
@@ -24,6 +26,10 @@ same QEMU shape, alternating the order from run to run:
   that the remote free path is counted in instructions too (the
   icount-arm64 rows; --no-icount-arm64 leaves them out, and with them the
   arm64 builds).
+
+With --base-config FILE every kernel is built from that x86_64 .config
+(a distribution's) with only the allocator switched, and without the
+bench's debug-off lines (BENCH_EXTRAS) or the arm64 boots.
 
 Results go to <cache>/bench/<run id>/ (the run id is the time the run
 began, YYYYmmdd-HHMMSS): summary.txt (the headline table), table.txt
@@ -56,8 +62,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from slqb_arch import DEFAULT_ARCH, arch_of
 from slqb_boot import BootRequest, Prepared, boot_kernel, prepare_kernel
-from slqb_build import (ALLOCATORS, KernelSpec, config_value, make_module,
-			parse_kconfig_option)
+from slqb_build import (ALLOCATORS, SWITCH_CHANGES, KernelSpec, base_spec,
+			config_value, make_module, parse_kconfig_option)
 from slqb_guest import bench_params
 from slqb_host import BuildLock, ensure_packages
 from slqb_initramfs import build_initramfs
@@ -105,7 +111,7 @@ BENCH_EXTRAS: Tuple[str, ...] = (
 # randomised new slab calls, whatever the allocator.
 BENCH_KERNEL_PARAMS = 'random.trust_cpu=on'
 BENCH_SRC = os.path.join(HARNESS_DIR, 'bench')
-BENCH_PACKAGES = ['iperf3', 'linux-perf', 'gnuplot-nox']
+BENCH_PACKAGES = ['iperf3', 'linux-perf', 'gnuplot-nox', 'dbench']
 DEFAULT_KERNELS = ('slqb', 'slub', 'slab', 'slob')
 BASELINE_ALLOCS = ('slub', 'slab', 'slob')
 NAME_RE = re.compile(r'^[A-Za-z0-9][A-Za-z0-9_.+-]{0,31}$')
@@ -118,6 +124,13 @@ ARM64 = 'arm64'
 ARM64_ICOUNT_CASES = 'pair,batch,bulk,rcu,remote,allcpu'
 ARM64_ICOUNT_SHAPE = Shape(2, 1)
 STAT_CASES = 'pair,batch,bulk,allcpu,remote,node,rcu'
+# --accel auto tries KVM with a short bench boot of the first kernel, in
+# the shape of the wall-clock boots (a device that opens is not enough:
+# where nested virtualisation is missing, /dev/kvm can exist and a boot
+# with the host's CPU model abort or hang).
+ACCELS = ('auto', 'tcg', 'kvm')
+KVM_DEVICE = '/dev/kvm'
+KVM_PROBE_TIMEOUT_S = 240
 PROFILE_HEAD = ('--profile: per workload and kernel, over all runs, the busy '
 		'cpu-clock samples (neither idle nor perf\'s), the allocator\'s '
 		'share of them, and its busiest functions\' shares')
@@ -163,10 +176,12 @@ class Plan:
 FULL = Plan(sizes='8,16,32,64,128,256,512,1024,2048,4096,8192', rounds=5,
 	    loops=20000, objs=2048, rcu_objs=10000, hackbench='4:50',
 	    churn=200, iperf_s=3,
-	    workloads='micro,hackbench,perf,churn,iperf,net,loops', sys_reps=5)
+	    workloads='micro,hackbench,perf,churn,iperf,net,loops,tbench,rawnet',
+	    sys_reps=5)
 QUICK = Plan(sizes='8,64,512,4096', rounds=3, loops=10000, objs=1024,
 	     rcu_objs=5000, hackbench='2:30', churn=80, iperf_s=2,
-	     workloads='micro,hackbench,perf,churn,iperf,net,loops', sys_reps=3)
+	     workloads='micro,hackbench,perf,churn,iperf,net,loops,tbench,rawnet',
+	    sys_reps=3)
 
 
 # ---------------------------------------------------------------- arguments
@@ -224,6 +239,15 @@ def parse_variants(texts: Sequence[str]) -> List[Variant]:
 	return variants
 
 
+def on_base_config(variants: Sequence[Variant], path: str) -> List[Variant]:
+	"""The variants built from the config at path (--base-config) instead
+	of the harness's: only the allocator switched, and the variant's own
+	config lines; none of BENCH_EXTRAS, so that the kernels are the
+	distribution's as far as the allocator allows."""
+	return [dataclasses.replace(v, spec=base_spec(v.spec.alloc, v.asked, path))
+		for v in variants]
+
+
 def pairing_for(variants: Sequence[Variant],
 		baseline: Optional[Sequence[str]]) -> Pairing:
 	"""Subjects and baselines: --baseline names against the rest; else
@@ -262,6 +286,17 @@ def check_args(args: argparse.Namespace) -> None:
 	if args.profile and args.counters:
 		raise SlqbError('--profile adds a step to the comparison\'s boots; '
 				'--counters runs boots of its own', exit_code=2)
+	if args.base_config is not None:
+		if args.counters:
+			raise SlqbError('--counters uses the kernels of `slqb boot`; '
+					'it does not go with --base-config',
+					exit_code=2)
+		if args.icount_arm64:
+			raise SlqbError('--base-config is an x86_64 config: the '
+					'icount-arm64 boots cannot use it (leave out '
+					'--icount-arm64)', exit_code=2)
+	elif args.icount_arm64 is None:
+		args.icount_arm64 = True
 
 
 # ---------------------------------------------------------------- building
@@ -312,6 +347,53 @@ def prepare_variant(paths: Paths, variant: Variant) -> Prepared:
 
 # ---------------------------------------------------------------- booting
 
+def kvm_device_problem(device: str = KVM_DEVICE) -> Optional[str]:
+	"""Why KVM is out of the question without a boot (no device, or one
+	that cannot be opened for reading and writing), else None."""
+	try:
+		fd = os.open(device, os.O_RDWR | os.O_CLOEXEC)
+	except OSError as e:
+		return f'{device}: {e.strerror}'
+	os.close(fd)
+	return None
+
+
+def probe_kvm(paths: Paths, prepared: Prepared, name: str, plan: Plan,
+	      shape: Shape) -> Optional[str]:
+	"""None if a bench boot of prepared under KVM, in the shape of the
+	wall-clock boots, runs one micro case to the bench's end line; else
+	why not, with the console log of the attempt."""
+	problem = kvm_device_problem()
+	if problem:
+		return problem
+	probe = dataclasses.replace(plan, sizes='64', rounds=1, loops=1000)
+	req = BootRequest(shape=shape, mode='bench', stress=0,
+			  append=bench_append(probe, 'micro', 'pair'),
+			  timeout=KVM_PROBE_TIMEOUT_S, console='markers', kvm=True)
+	log(f'bench: probing KVM with a short boot of {name}')
+	outcome = boot_kernel(paths, prepared, req, name=name,
+			      log_name=f'bench-{name}-kvm-probe')
+	parsed = parse_console(outcome.run.lines, name, 0, 'tcg')
+	if not outcome.errors and parsed.ended and parsed.samples:
+		return None
+	what = outcome.errors[0].splitlines()[0] if outcome.errors else \
+		'the guest did not finish the micro case'
+	return f'a KVM boot failed: {what} (log: {outcome.log_path})'
+
+
+def choose_accel(accel: str, probe) -> Tuple[bool, str]:
+	"""(use KVM, how the report says it) for --accel: tcg never probes,
+	auto falls back to TCG with the probe's reason, kvm refuses to."""
+	if accel == 'tcg':
+		return False, 'TCG (--accel tcg)'
+	reason = probe()
+	if reason is None:
+		return True, 'KVM (-accel kvm -cpu host; a probe boot ran)'
+	if accel == 'kvm':
+		raise SlqbError(f'--accel kvm: {reason}', exit_code=1)
+	return False, f'TCG, since KVM is unusable here ({reason})'
+
+
 @dataclasses.dataclass
 class BootResult:
 	"""One bench boot: its parsed console and the problems found."""
@@ -343,12 +425,12 @@ def boot_group(icount: bool, arch: str) -> str:
 
 def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	       shape: Shape, append: str, icount: bool, timeout: float,
-	       verbose: bool) -> BootResult:
+	       verbose: bool, kvm: bool = False) -> BootResult:
 	"""Boots prepared in bench mode (the boot path of every boot, with the
-	bench's parameters) and parses its console."""
+	bench's parameters) and parses its console; kvm: under KVM."""
 	req = BootRequest(shape=shape, mode='bench', stress=0, append=append,
 			  timeout=timeout, console='stream' if verbose else 'markers',
-			  icount=icount)
+			  icount=icount, kvm=kvm)
 	group = boot_group(icount, prepared.spec.arch)
 	log(f'bench: {name} run {run_no + 1}, {group}')
 	outcome = boot_kernel(paths, prepared, req, name=name,
@@ -387,7 +469,7 @@ def host_description() -> str:
 	qemu = run(['qemu-system-x86_64', '--version'], timeout=60,
 		   check=False).stdout.splitlines()
 	return (f'host: {os.cpu_count()} x {model}, {mem} GiB, '
-		f'{qemu[0] if qemu else "qemu ?"} (TCG, no KVM)')
+		f'{qemu[0] if qemu else "qemu ?"}')
 
 
 def report_date() -> str:
@@ -395,9 +477,21 @@ def report_date() -> str:
 	return time.strftime('%Y-%m-%d %H:%M %Z')
 
 
+def kernels_line(variants: Sequence[Variant], base_config: str) -> str:
+	"""How the kernels' configs were made."""
+	if not base_config:
+		return f'kernels (debug and statistics off: {" ".join(BENCH_EXTRAS)}):'
+	digest = variants[0].spec.base_digest[:12] if variants else '?'
+	return (f'kernels (--base-config {base_config}, sha1 {digest}..., built '
+		'as it is but for the allocator switch; what the switch changed '
+		f'is in each build\'s {SWITCH_CHANGES}; its modules are not '
+		'built):')
+
+
 def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 		 plan: Plan, quick: bool, base: str,
-		 arm64: bool = False, date: str = '') -> List[str]:
+		 arm64: bool = False, date: str = '',
+		 base_config: str = '', accel: str = 'TCG') -> List[str]:
 	"""What the run was, for the top of the report."""
 	lines = [f'slqb bench{" --quick" if quick else ""}: {date or report_date()}, '
 		 f'{base}, {runs} run(s), tcg shape {shape.describe()}; '
@@ -405,7 +499,9 @@ def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 			 f'; icount-arm64 boots: {ARM64_ICOUNT_SHAPE.cpus} vCPUs on one '
 			 'TCG thread, 64 KiB pages, remote with serial=1'
 			 if arm64 else ''), host_description(),
-		 f'kernels (debug and statistics off: {" ".join(BENCH_EXTRAS)}):']
+		 f'wall-clock boots (the tcg rows, sys, mem): {accel}; the icount '
+		 'boots always run under TCG',
+		 kernels_line(variants, base_config)]
 	for v in variants:
 		extra = f' + {" ".join(v.asked)}' if v.asked else ''
 		boot = f', booted with {" ".join(v.params)}' if v.params else ''
@@ -530,9 +626,11 @@ def out_directory(paths: Paths, given: Optional[str], run_id: str) -> str:
 def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 	      args: argparse.Namespace, plan: Plan, runs: int,
 	      arm64: Optional[Dict[str, Prepared]] = None,
-	      params: Optional[Dict[str, str]] = None) -> List[BootResult]:
+	      params: Optional[Dict[str, str]] = None,
+	      kvm: bool = False) -> List[BootResult]:
 	"""Every boot of the comparison, in alternating order; @params: the
-	kernel parameters of each kernel's own boots, by name."""
+	kernel parameters of each kernel's own boots, by name; kvm: the
+	wall-clock boots under KVM."""
 	shape = Shape(args.cpus, args.nodes, prealloc=args.prealloc)
 	results = []
 	icount_append = bench_append(plan, 'micro', ICOUNT_CASES)
@@ -552,7 +650,7 @@ def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 						args.timeout, args.verbose))
 			results.append(boot_bench(paths, prepared[name], name, run_no,
 						  shape, tcg_append + own, False,
-						  args.timeout, args.verbose))
+						  args.timeout, args.verbose, kvm))
 	return results
 
 
@@ -561,6 +659,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	variants = parse_variants(args.kernel)
 	pairing = pairing_for(variants, args.baseline)
 	check_args(args)
+	if args.base_config is not None:
+		variants = on_base_config(variants, args.base_config)
 	if args.counters:
 		return cmd_counters(args)
 	plan = QUICK if args.quick else FULL
@@ -579,6 +679,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	prepared = {v.name: prepare_variant(paths, v) for v in variants}
 	arm64 = {v.name: prepare_variant(paths, arm64_variant(v))
 		 for v in variants} if args.icount_arm64 else None
+	shape = Shape(args.cpus, args.nodes, prealloc=args.prealloc)
+	first = variants[0].name
+	kvm, accel = choose_accel(args.accel, lambda: probe_kvm(
+		paths, prepared[first], first, plan, shape))
+	log(f'bench: wall-clock boots under {accel}')
 	run_id = time.strftime('%Y%m%d-%H%M%S')
 	out_dir = out_directory(paths, args.out, run_id)
 	log(f'bench: {len(variants)} kernels, {runs} run(s); run {run_id}, '
@@ -586,14 +691,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	log(TCG_NOTE)
 	results = run_boots(paths, prepared, [v.name for v in variants], args,
 			    plan, runs, arm64,
-			    {v.name: ' '.join(v.params) for v in variants})
+			    {v.name: ' '.join(v.params) for v in variants}, kvm)
 	samples = [s for r in results for s in r.parsed.samples]
 	problems = [e for r in results for e in r.errors]
 	base = next(iter(prepared.values())).base
 	date = report_date()
-	head = header_lines(variants, Shape(args.cpus, args.nodes,
-					    prealloc=args.prealloc), runs, plan,
-			    args.quick, base, bool(arm64), date)
+	head = header_lines(variants, shape, runs, plan, args.quick, base,
+			    bool(arm64), date, args.base_config or '', accel)
 	head.append(f'console logs: {", ".join(os.path.basename(r.log_path) for r in results)} '
 		    f'(in {paths.logs})')
 	summary = write_report(out_dir, head, samples, pairing, problems)
@@ -859,11 +963,17 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 		       help='runs that also do the 1-vCPU icount boot (exact, so 1 '
 		       'is enough; default 1)')
 	p.add_argument('--icount-arm64', action=argparse.BooleanOptionalAction,
-		       default=True,
+		       default=None,
 		       help='also build each kernel for arm64 and count the micro '
 		       'cases, remote and allcpu with 2 vCPUs under icount '
-		       '(default on; '
+		       '(default on, but off with --base-config; '
 		       'the arm64 builds take about 8 minutes each)')
+	p.add_argument('--base-config', metavar='FILE', default=None,
+		       help='build every kernel from this x86_64 .config (plain, '
+		       '.xz or .gz; Debian\'s linux-config-6.1 has them) with '
+		       'only the allocator switched, instead of tinyconfig, the '
+		       'harness\'s fragments and the bench\'s debug-off lines; '
+		       'the config\'s modules are not built')
 	p.add_argument('--kernel', action='append', default=[],
 		       metavar='NAME=ALLOC[:CONFIG_X=V,...,+PARAM=V,...]',
 		       help='a kernel to compare (repeatable): its allocator, '
@@ -883,6 +993,11 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 		       'before they start (memory backends with prealloc=on), '
 		       'so that no kernel pays the host\'s page faults of first '
 		       'touch (default on)')
+	p.add_argument('--accel', choices=ACCELS, default='auto',
+		       help='what runs the wall-clock boots: auto (KVM with the '
+		       'host\'s CPU if a short probe boot under it works, else '
+		       'TCG, saying why), tcg, or kvm (fail if the probe does); '
+		       'the icount boots are always TCG')
 	p.add_argument('--timeout', type=float, default=None, metavar='S',
 		       help='limit per boot (default 900 s, --quick 600 s)')
 	p.add_argument('--out', default=None, metavar='DIR',

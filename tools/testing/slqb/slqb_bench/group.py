@@ -8,6 +8,8 @@ GROUP_MODULES) and adds seconds, not minutes.
 
 import os
 import shutil
+import subprocess
+import time
 from typing import List, Optional
 
 from slqb_build import build_env
@@ -79,7 +81,10 @@ def check_refusals(ctx: Context) -> None:
 		 (['--kernel', 'a=slqb', '--kernel', 'a=slub'], 'used twice'),
 		 (['--kernel', 'slqb'], 'expected NAME=ALLOC'),
 		 (['--baseline', 'nosuch'], 'not a kernel of this run'),
-		 (['--profile', '--counters'], '--counters runs boots of its own')]
+		 (['--profile', '--counters'], '--counters runs boots of its own'),
+		 (['--base-config', '/nonexistent/slqb.config'], 'cannot read it'),
+		 (['--base-config', '/nonexistent/slqb.config', '--icount-arm64'],
+		  'leave out --icount-arm64')]
 	for argv, words in cases:
 		proc = run([slqb, 'bench', *argv], timeout=60, check=False)
 		if proc.returncode != 2 or words not in proc.stdout:
@@ -152,15 +157,67 @@ def check_sysbench(ctx: Context) -> None:
 					  f'{proc.returncode}, expected 2 and its usage')
 
 
+# The guest's functions that run Debian's tools and read their rates, run
+# on the host with the same tools for a second each: (function, argument).
+GUEST_RATES = (('tbench_once', '1'), ('stressng_rate', 'rawudp'),
+	       ('stressng_rate', 'rawpkt'))
+INIT_SH = os.path.join(HARNESS_DIR, 'guest', 'init.sh')
+
+
+def guest_function(name: str) -> str:
+	"""The text of one shell function of guest/init.sh, 'name() {' to the
+	'}' that ends it; CheckFailed if there is none."""
+	with open(INIT_SH, encoding='utf-8') as f:
+		lines = f.read().splitlines()
+	for i, line in enumerate(lines):
+		if line.startswith(f'{name}() {{'):
+			end = lines.index('}', i)
+			return '\n'.join(lines[i:end + 1]) + '\n'
+	raise CheckFailed(f'guest/init.sh has no function {name}')
+
+
+def check_guest_rates(ctx: Context) -> None:
+	"""tbench (against a tbench_srv of its own) and stress-ng's rawudp and
+	rawpkt, run on the host through init.sh's own functions with a
+	1-second slqbtest.iperf, each give a positive rate."""
+	missing = [t for t in ('tbench', 'tbench_srv', 'stress-ng')
+		   if not shutil.which(t)]
+	if missing:
+		raise CheckFailed(f'not installed: {", ".join(missing)} (they are '
+				  'in the bench\'s Debian packages)')
+	funcs = ''.join(guest_function(f) for f in sorted({f for f, _ in GUEST_RATES}))
+	stub = 'param() { [ "$1" = iperf ] && echo 1 || echo "$2"; }\n'
+	server = subprocess.Popen(['tbench_srv'], stdout=subprocess.DEVNULL,
+				  stderr=subprocess.DEVNULL, cwd=ctx.scratch)
+	try:
+		time.sleep(1)
+		for func, arg in GUEST_RATES:
+			proc = run(['sh', '-c', f'{stub}{funcs}{func} {arg}'],
+				   timeout=120, check=False, cwd=ctx.scratch)
+			try:
+				rate = float(proc.stdout.split()[-1])
+			except (IndexError, ValueError):
+				rate = 0.0
+			if proc.returncode != 0 or rate <= 0:
+				raise CheckFailed(f'{func} {arg}: exit {proc.returncode}, '
+						  f'output {proc.stdout.strip()[-300:]!r}')
+	finally:
+		server.kill()
+		server.wait()
+
+
 @check_group('bench')
 def bench_checks(ctx: Context) -> None:
 	"""`slqb test` group bench: parser, refusals, module build; no boots."""
 	sysbench = 'bench: slqb-sysbench builds and runs each workload'
 	ctx.expect(['bench: parser and tables on a made-up console',
-		    'bench: bad arguments are refused', sysbench])
+		    'bench: bad arguments are refused', sysbench,
+		    'bench: the guest reads tbench\'s and stress-ng\'s rates'])
 	ctx.check('bench: parser and tables on a made-up console', check_parser)
 	ctx.check('bench: bad arguments are refused', lambda: check_refusals(ctx))
 	ctx.check(sysbench, lambda: check_sysbench(ctx))
+	ctx.check('bench: the guest reads tbench\'s and stress-ng\'s rates',
+		  lambda: check_guest_rates(ctx))
 	build = module_build_dir(ctx.paths)
 	name = 'bench: the module builds (W=1) and passes checkpatch --strict'
 	if build:

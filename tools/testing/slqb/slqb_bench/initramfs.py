@@ -20,7 +20,9 @@ BENCH_MODULE = os.path.join('slqb-bench', 'slqb_bench.ko')
 GUEST_MODULE = '/lib/slqbtest/slqb_bench.ko'
 # The tools of the system workloads: Debian's, and ours (built statically
 # from guest/, into the kernel's build directory).
-BENCH_TOOLS = ('iperf3', 'perf')
+BENCH_TOOLS = ('iperf3', 'perf', 'tbench', 'tbench_srv')
+# tbench's loadfile, where Debian's dbench keeps it and tbench looks for it
+TBENCH_LOADFILE = '/usr/share/dbench/client.txt'
 SYSBENCH_SOURCE = os.path.join(GUEST_DIR, 'slqb-sysbench.c')
 SYSBENCH_GUEST = '/usr/bin/slqb-sysbench'
 # The objects of the slab allocators and of their common code, and where
@@ -83,6 +85,8 @@ class BenchFiles(InitramfsExtra):
 		if spec.arch != DEFAULT_ARCH:
 			return
 		add_host_tools(cpio, BENCH_TOOLS, 'the benchmark')
+		if os.path.isfile(TBENCH_LOADFILE):
+			cpio.add_file(TBENCH_LOADFILE, TBENCH_LOADFILE, '0644')
 		build = spec.build_dir(paths)
 		cpio.add_file(SYSBENCH_GUEST, build_sysbench(build), '0755')
 		names = allocator_symbols(build)

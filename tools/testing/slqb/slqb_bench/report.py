@@ -46,7 +46,7 @@ TCG_NOTE = ('Absolute times under TCG (QEMU without KVM) mean little: only '
 # Groups of instruction counts: exact (icount) or nearly so (icount-arm64).
 ICOUNT_GROUPS = ('icount', 'icount-arm64')
 # Units whose bigger values are better; everything else: lower is better.
-HIGHER_BETTER_UNITS = ('Mbit/s', 'trans/s', 'dgram/s', 'ops/s')
+HIGHER_BETTER_UNITS = ('Mbit/s', 'MB/s', 'trans/s', 'dgram/s', 'ops/s')
 MEM_FIELDS = (('Slab', 'kB'), ('SUnreclaim', 'kB'), ('slab_pages', 'pages'))
 
 

@@ -48,6 +48,10 @@ tearDownModule = SCRATCH.teardown
 
 # ---------------------------------------------------------------- bench
 
+def never_boot(*args, **kwargs):
+	raise AssertionError('booted')
+
+
 def sample(kernel, run, group, case, obj, unit, value) -> Sample:
 	return Sample(kernel, run, Metric(group, case, obj, unit), value)
 
@@ -215,7 +219,9 @@ class BenchConsoleTest(unittest.TestCase):
 		self.assertEqual(entries[bench_initramfs.GUEST_MODULE],
 				 f'file {bench_initramfs.GUEST_MODULE} {spec.build_dir(paths)}'
 				 '/slqb-bench/slqb_bench.ko 0644 0 0')
-		self.assertEqual(tools, [('iperf3', 'perf')])
+		self.assertEqual(tools, [('iperf3', 'perf', 'tbench', 'tbench_srv')])
+		if os.path.isfile(bench_initramfs.TBENCH_LOADFILE):
+			self.assertIn(bench_initramfs.TBENCH_LOADFILE, entries)
 		syms = os.path.join(spec.build_dir(paths), 'slqb-bench-alloc-syms.txt')
 		self.assertIn(f'file {bench_initramfs.ALLOC_SYMS_GUEST} {syms} ',
 			      entries[bench_initramfs.ALLOC_SYMS_GUEST])
@@ -531,8 +537,9 @@ class BenchVariantTest(unittest.TestCase):
 		seen = []
 
 		def boot(paths, prepared, name, run_no, shape, append, icount,
-			 timeout, verbose):
+			 timeout, verbose, kvm=False):
 			seen.append((name, icount, append))
+			self.assertFalse(kvm and icount)
 			return mock.Mock()
 		with mock.patch.object(slqb_bench, 'boot_bench', boot):
 			slqb_bench.run_boots(None, {'a': None, 'b': None}, ['a', 'b'],
@@ -542,6 +549,63 @@ class BenchVariantTest(unittest.TestCase):
 		for name, icount, append in seen:
 			self.assertEqual(append.endswith(' slqb_min_order=1'),
 					 name == 'b', (name, icount, append))
+
+	def test_choose_accel(self):
+		"""--accel: tcg never probes; auto falls back with the reason;
+		kvm fails with it."""
+		def never():
+			raise AssertionError('probed')
+		self.assertEqual(slqb_bench.choose_accel('tcg', never),
+				 (False, 'TCG (--accel tcg)'))
+		kvm, text = slqb_bench.choose_accel('auto', lambda: None)
+		self.assertTrue(kvm)
+		self.assertIn('-accel kvm -cpu host', text)
+		kvm, text = slqb_bench.choose_accel('auto', lambda: 'no /dev/kvm')
+		self.assertFalse(kvm)
+		self.assertIn('TCG, since KVM is unusable here (no /dev/kvm)', text)
+		with self.assertRaises(SlqbError) as cm:
+			slqb_bench.choose_accel('kvm', lambda: 'no /dev/kvm')
+		self.assertEqual(cm.exception.exit_code, 1)
+		self.assertIn('--accel kvm: no /dev/kvm', str(cm.exception))
+
+	def test_probe_kvm(self):
+		"""The probe: no device means no boot; a boot must run to the
+		bench's end with a number, under KVM, in the shape asked for."""
+		missing = os.path.join(SCRATCH.path, 'no-kvm')
+		self.assertIn('No such file',
+			      slqb_bench.kvm_device_problem(missing))
+		self.assertIsNone(slqb_bench.kvm_device_problem('/dev/null'))
+		lines = fixture_lines('bench-console.log')
+		asked = []
+
+		def boot(paths, prepared, req, name, log_name):
+			asked.append(req)
+			return mock.Mock(errors=errors, run=mock.Mock(lines=lines),
+					 log_path='/l/probe.log')
+		with mock.patch.object(slqb_bench, 'kvm_device_problem',
+				       return_value=None), \
+		     mock.patch.object(slqb_bench, 'boot_kernel', boot):
+			errors = []
+			self.assertIsNone(slqb_bench.probe_kvm(
+				None, None, 'slqb', slqb_bench.QUICK, Shape(4, 2)))
+			self.assertTrue(asked[0].kvm)
+			self.assertFalse(asked[0].icount)
+			self.assertEqual(asked[0].shape, Shape(4, 2))
+			self.assertIn('cases=pair', asked[0].append)
+			errors = ['QEMU exited with status 1. Last lines:\n  x']
+			self.assertEqual(slqb_bench.probe_kvm(
+				None, None, 'slqb', slqb_bench.QUICK, Shape(2)),
+				'a KVM boot failed: QEMU exited with status 1. Last '
+				'lines: (log: /l/probe.log)')
+			errors, lines = [], lines[:3]	# no end line
+			self.assertIn('did not finish', slqb_bench.probe_kvm(
+				None, None, 'slqb', slqb_bench.QUICK, Shape(2)))
+		with mock.patch.object(slqb_bench, 'kvm_device_problem',
+				       return_value='/dev/kvm: gone'), \
+		     mock.patch.object(slqb_bench, 'boot_kernel', never_boot):
+			self.assertEqual(slqb_bench.probe_kvm(
+				None, None, 'slqb', slqb_bench.QUICK, Shape(2)),
+				'/dev/kvm: gone')
 
 	def test_parse_variant_params(self):
 		# kernel parameters: the same build as a plain kernel, booted
@@ -567,6 +631,50 @@ class BenchVariantTest(unittest.TestCase):
 		for text, words in cases:
 			with self.assertRaises(SlqbError, msg=text) as cm:
 				slqb_bench.parse_variant(text)
+			self.assertIn(words, str(cm.exception))
+			self.assertEqual(cm.exception.exit_code, 2)
+
+	def test_on_base_config(self):
+		"""--base-config: the variants' kernels come from the file, with
+		their own config lines and none of the bench's."""
+		path = os.path.join(SCRATCH.path, 'bench-base.config')
+		with open(path, 'w', encoding='utf-8') as f:
+			f.write('CONFIG_X86_64=y\nCONFIG_SLUB=y\nCONFIG_MEMCG=y\n')
+		plain = slqb_bench.parse_variants(['a=slqb', 'b=slub:CONFIG_NR_CPUS=4'])
+		based = slqb_bench.on_base_config(plain, path)
+		self.assertEqual([(v.name, v.spec.alloc, v.spec.extras) for v in based],
+				 [('a', 'slqb', ()), ('b', 'slub', ('CONFIG_NR_CPUS=4',))])
+		self.assertEqual({v.spec.base_digest for v in based},
+				 {based[0].spec.base_digest})
+		self.assertIn('-base-', based[0].spec.name)
+		self.assertNotEqual(based[0].spec.name, plain[0].spec.name)
+		line = slqb_bench.kernels_line(based, path)
+		self.assertIn(f'--base-config {path}', line)
+		self.assertIn(slqb_bench.SWITCH_CHANGES, line)
+		self.assertIn('CONFIG_KUNIT=n', slqb_bench.kernels_line(plain, ''))
+		with self.assertRaises(SlqbError) as cm:
+			slqb_bench.on_base_config(plain, path + '.missing')
+		self.assertEqual(cm.exception.exit_code, 2)
+
+	def test_check_args_base_config(self):
+		"""--base-config turns the arm64 boots off by default and refuses
+		them, and --counters, when asked for."""
+		def args(**kw):
+			base = dict(runs=None, timeout=None, cpus=2, nodes=1,
+				    profile=False, counters=False, base_config=None,
+				    icount_arm64=None)
+			base.update(kw)
+			return mock.Mock(**base)
+		a = args()
+		slqb_bench.check_args(a)
+		self.assertIs(a.icount_arm64, True)
+		a = args(base_config='x.config')
+		slqb_bench.check_args(a)
+		self.assertFalse(a.icount_arm64)
+		for kw, words in (({'icount_arm64': True}, 'leave out --icount-arm64'),
+				  ({'counters': True}, 'does not go with --base-config')):
+			with self.assertRaises(SlqbError) as cm:
+				slqb_bench.check_args(args(base_config='x.config', **kw))
 			self.assertIn(words, str(cm.exception))
 			self.assertEqual(cm.exception.exit_code, 2)
 
