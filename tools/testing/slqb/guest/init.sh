@@ -1049,7 +1049,10 @@ bench_profile() {	# the timed workloads again, under perf: the allocator's share
 		   "perf-messaging-thread:perf bench sched messaging -t"; do
 		profile_one "${b_v%%:*}" ${b_v#*:} -g "$1" -l "$2" || return 1
 	done
-	profile_one churn churn_loop "$(param churn 200)"
+	profile_one churn churn_loop "$(param churn 200)" || return 1
+	[ -x $SYSBENCH ] || return 0
+	profile_one tcp-rr-1x $SYSBENCH rr tcp "$(nproc)" "$(param iperf 3)" || return 1
+	profile_one loop-threadspawn $SYSBENCH loop threadspawn "$(nproc)" 1
 }
 
 # slqbtest.bench=micro,hackbench,perf,churn,iperf,net,loops,tbench,rawnet
