@@ -896,7 +896,7 @@ bench_rate() {
 	while [ $b_n -lt "$b_reps" ]; do
 		b_rate=$("$@" 2> /tmp/bench.err)
 		b_rc=$?
-		if [ $b_rc -ne 0 ] || [ -z "$b_rate" ]; then
+		if [ $b_rc -ne 0 ] || ! awk -v r="$b_rate" 'BEGIN { exit !(r + 0 > 0) }'; then
 			bench_say "error name=$b_name rc=$b_rc"
 			tail -5 /tmp/bench.err
 			return 1
@@ -949,14 +949,14 @@ bench_tbench() {
 	tbench_srv > /tmp/tbench-srv.out 2>&1 &
 	b_srv=$!
 	sleep 1
-	b_status=0
+	b_tb_rc=0
 	for b_per in 1 4; do
 		bench_rate "tbench-${b_per}x" MB/s tbench_once $(($(nproc) * b_per)) ||
-			{ b_status=1; break; }
+			{ b_tb_rc=1; break; }
 	done
 	kill $b_srv
 	wait $b_srv 2> /dev/null
-	return $b_status
+	return $b_tb_rc
 }
 
 # stressng_rate STRESSOR: stress-ng's STRESSOR with one instance per CPU for

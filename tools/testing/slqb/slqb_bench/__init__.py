@@ -181,7 +181,7 @@ FULL = Plan(sizes='8,16,32,64,128,256,512,1024,2048,4096,8192', rounds=5,
 QUICK = Plan(sizes='8,64,512,4096', rounds=3, loops=10000, objs=1024,
 	     rcu_objs=5000, hackbench='2:30', churn=80, iperf_s=2,
 	     workloads='micro,hackbench,perf,churn,iperf,net,loops,tbench,rawnet',
-	    sys_reps=3)
+	     sys_reps=3)
 
 
 # ---------------------------------------------------------------- arguments
@@ -286,6 +286,11 @@ def check_args(args: argparse.Namespace) -> None:
 	if args.profile and args.counters:
 		raise SlqbError('--profile adds a step to the comparison\'s boots; '
 				'--counters runs boots of its own', exit_code=2)
+	if args.counters and args.accel != 'auto':
+		raise SlqbError('--counters boots under TCG; it does not go with '
+				'--accel', exit_code=2)
+	if args.accel == 'kvm' and kvm_device_problem():
+		raise SlqbError(f'--accel kvm: {kvm_device_problem()}', exit_code=2)
 	if args.base_config is not None:
 		if args.counters:
 			raise SlqbError('--counters uses the kernels of `slqb boot`; '
@@ -488,6 +493,17 @@ def kernels_line(variants: Sequence[Variant], base_config: str) -> str:
 		'built):')
 
 
+KVM_NOTE = ('The tcg and tcg-min rows of this run are wall-clock times '
+	    'under KVM, not TCG; they keep their names. Absolute times in a '
+	    'virtual machine mean little: only ratios between kernels '
+	    'measured in the same run count.')
+
+
+def wall_clock_note(accel: str) -> str:
+	"""What the report says about its wall-clock rows, by accelerator."""
+	return f'{KVM_NOTE} {TCG_NOTE}' if accel.startswith('KVM') else TCG_NOTE
+
+
 def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 		 plan: Plan, quick: bool, base: str,
 		 arm64: bool = False, date: str = '',
@@ -509,7 +525,7 @@ def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 			     f'{boot})')
 	lines.append(f'micro: sizes {plan.sizes} + cache-200, {plan.rounds} rounds '
 		     f'(median), pair x{plan.loops}, N={plan.objs}, rcu x{plan.rcu_objs}')
-	lines += textwrap.wrap(TCG_NOTE, 76)
+	lines += textwrap.wrap(wall_clock_note(accel), 76)
 	lines += textwrap.wrap(
 		"Cells: median ±spread ((max-min)/median over runs). Ratios: "
 		"subject/baseline of the medians; '~': the same-run ratios fall "
@@ -688,7 +704,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	out_dir = out_directory(paths, args.out, run_id)
 	log(f'bench: {len(variants)} kernels, {runs} run(s); run {run_id}, '
 	    f'results in {out_dir}')
-	log(TCG_NOTE)
+	log(wall_clock_note(accel))
 	results = run_boots(paths, prepared, [v.name for v in variants], args,
 			    plan, runs, arm64,
 			    {v.name: ' '.join(v.params) for v in variants}, kvm)

@@ -143,18 +143,71 @@ class BenchConsoleTest(unittest.TestCase):
 						       'instr/op'),
 			      [g.metric for g in geo])
 
-	def guest_shell(self, *commands):
+	def guest_shell(self, *commands, more=(), env=None):
 		"""Runs commands in sh after the guest's bench_say, valid_reps,
-		repeat_stats and prof_count, as init.sh defines them."""
+		repeat_stats and prof_count (and the functions named in more),
+		as init.sh defines them."""
 		with open(os.path.join(os.path.dirname(slqb_guest.__file__), 'guest',
 				       'init.sh'), encoding='utf-8') as f:
 			init = f.read()
 		funcs = [init[init.index(f'\n{name}() {{') + 1:] for name in
-			 ('bench_say', 'valid_reps', 'repeat_stats', 'prof_count')]
+			 ('bench_say', 'valid_reps', 'repeat_stats', 'prof_count') +
+			 tuple(more)]
 		text = '\n'.join(f[:f.index('\n}\n') + 3] for f in funcs)
 		proc = subprocess.run(['sh', '-c', text + '\n'.join(commands)],
-				      capture_output=True, text=True, timeout=60)
+				      capture_output=True, text=True, timeout=60,
+				      env=env)
 		return proc.stdout.splitlines(), proc.returncode
+
+	def test_guest_tbench_and_stressng(self):
+		"""The guest's tbench and stress-ng rows, from the tools' own
+		output (stand-ins on PATH print what Debian's print)."""
+		tools = os.path.join(SCRATCH.path, 'guest-tools')
+		os.makedirs(tools, exist_ok=True)
+		scripts = {
+			'tbench': 'echo " Flush   1363   0.025   2.649"\n'
+				  'echo "Throughput 211.972 MB/sec  $1 clients  $1 procs  '
+				  'max_latency=5.174 ms"',
+			'tbench_srv': 'exec sleep 30',
+			'nproc': 'echo 2',
+			'stress-ng': 'p="stress-ng: metrc: [7]"\n'
+				     'echo "$p stressor       bogo ops real time  usr time  '
+				     'sys time   bogo ops/s     bogo ops/s"\n'
+				     'echo "$p                           (secs)    (secs)    '
+				     '(secs)   (real time) (usr+sys time)"\n'
+				     'echo "$p ${1#--}            49475      1.00      0.16      '
+				     '0.82     49433.57       50666.01"\n'
+				     'echo "$p ${1#--}                 1.32 MB recv\'d per sec '
+				     '(geometic mean of 1 instances)"',
+		}
+		for name, body in scripts.items():
+			path = os.path.join(tools, name)
+			with open(path, 'w', encoding='utf-8') as f:
+				f.write(f'#!/bin/sh\n{body}\n')
+			os.chmod(path, 0o755)
+		env = dict(os.environ, PATH=tools + ':' + os.environ['PATH'])
+		more = ('bench_rate', 'tbench_once', 'bench_tbench', 'stressng_rate')
+		param = 'param() { [ "$1" = sysreps ] && echo 2 || echo "$2"; }'
+		out, rc = self.guest_shell(param, 'tbench_once 4', more=more, env=env)
+		self.assertEqual((out, rc), (['211.972'], 0))
+		out, rc = self.guest_shell(param, 'stressng_rate rawudp', more=more,
+					   env=env)
+		self.assertEqual((out, rc), (['49433.57'], 0))
+		# tbench's rows, and an earlier workload's failure survives them
+		out, rc = self.guest_shell(param, 'b_status=1', 'bench_tbench',
+					   'echo "rc=$? status=$b_status"',
+					   more=more, env=env)
+		self.assertEqual(out, [
+			'SLQB-BENCH sys name=tbench-1x value=211.9720 best=211.9720 '
+			'reps=2 unit=MB/s',
+			'SLQB-BENCH sys name=tbench-4x value=211.9720 best=211.9720 '
+			'reps=2 unit=MB/s', 'rc=0 status=1'])
+		# a rate of zero, or none, is an error, not a row
+		for rate in ('0.00', ''):
+			out, rc = self.guest_shell(param, f'bench_rate x ops/s echo {rate}',
+						   more=more, env=env)
+			self.assertEqual((out[:1], rc),
+					 (['SLQB-BENCH error name=x rc=0'], 1), rate)
 
 	def test_guest_repeat_stats(self):
 		# the median and the best of a workload's repeats: times lower,
@@ -198,12 +251,17 @@ class BenchConsoleTest(unittest.TestCase):
 		"""What a bench guest's initramfs gets beyond the plain one."""
 		paths = Paths(repo=REPO, cache=os.path.join(SCRATCH.path, 'files-cache'))
 		tools = []
+		host_loadfile = os.path.join(SCRATCH.path, 'client.txt')
+		with open(host_loadfile, 'w', encoding='utf-8') as f:
+			f.write(''.join(f'op {i}\n' for i in range(5)))
 
 		def files(arch):
 			spec = KernelSpec('slqb', arch=arch)
 			cpio = slqb_initramfs.CpioList()
 			with mock.patch.object(bench_initramfs, 'add_host_tools',
 					       lambda c, names, user: tools.append(names)), \
+			     mock.patch.object(bench_initramfs, 'TBENCH_HOST_LOADFILE', host_loadfile), \
+			     mock.patch.object(bench_initramfs, 'TBENCH_LINES', 2), \
 			     mock.patch.object(bench_initramfs, 'allocator_symbols',
 					       lambda build: ['kfree', 'kmalloc']):
 				bench_initramfs.BenchFiles().add(cpio, paths, spec)
@@ -220,8 +278,13 @@ class BenchConsoleTest(unittest.TestCase):
 				 f'file {bench_initramfs.GUEST_MODULE} {spec.build_dir(paths)}'
 				 '/slqb-bench/slqb_bench.ko 0644 0 0')
 		self.assertEqual(tools, [('iperf3', 'perf', 'tbench', 'tbench_srv')])
-		if os.path.isfile(bench_initramfs.TBENCH_LOADFILE):
-			self.assertIn(bench_initramfs.TBENCH_LOADFILE, entries)
+		# tbench's loadfile, cut to its first TBENCH_LINES lines
+		loadfile = os.path.join(spec.build_dir(paths), 'slqb-tools',
+					'tbench-client.txt')
+		self.assertEqual(entries[bench_initramfs.TBENCH_LOADFILE],
+				 f'file {bench_initramfs.TBENCH_LOADFILE} {loadfile} 0644 0 0')
+		with open(loadfile, encoding='utf-8') as f:
+			self.assertEqual(f.read(), 'op 0\nop 1\n')
 		syms = os.path.join(spec.build_dir(paths), 'slqb-bench-alloc-syms.txt')
 		self.assertIn(f'file {bench_initramfs.ALLOC_SYMS_GUEST} {syms} ',
 			      entries[bench_initramfs.ALLOC_SYMS_GUEST])
@@ -538,17 +601,19 @@ class BenchVariantTest(unittest.TestCase):
 
 		def boot(paths, prepared, name, run_no, shape, append, icount,
 			 timeout, verbose, kvm=False):
-			seen.append((name, icount, append))
-			self.assertFalse(kvm and icount)
+			seen.append((name, icount, append, kvm))
 			return mock.Mock()
 		with mock.patch.object(slqb_bench, 'boot_bench', boot):
 			slqb_bench.run_boots(None, {'a': None, 'b': None}, ['a', 'b'],
 					     args, slqb_bench.QUICK, 2,
-					     params={'a': '', 'b': 'slqb_min_order=1'})
+					     params={'a': '', 'b': 'slqb_min_order=1'},
+					     kvm=True)
 		self.assertEqual(len(seen), 6)	# icount in run 0 only, tcg in both
-		for name, icount, append in seen:
+		for name, icount, append, kvm in seen:
 			self.assertEqual(append.endswith(' slqb_min_order=1'),
 					 name == 'b', (name, icount, append))
+			# KVM runs the wall-clock boots, never the icount ones
+			self.assertEqual(kvm, not icount, (name, icount))
 
 	def test_choose_accel(self):
 		"""--accel: tcg never probes; auto falls back with the reason;
@@ -662,7 +727,7 @@ class BenchVariantTest(unittest.TestCase):
 		def args(**kw):
 			base = dict(runs=None, timeout=None, cpus=2, nodes=1,
 				    profile=False, counters=False, base_config=None,
-				    icount_arm64=None)
+				    icount_arm64=None, accel='auto')
 			base.update(kw)
 			return mock.Mock(**base)
 		a = args()
@@ -677,6 +742,14 @@ class BenchVariantTest(unittest.TestCase):
 				slqb_bench.check_args(args(base_config='x.config', **kw))
 			self.assertIn(words, str(cm.exception))
 			self.assertEqual(cm.exception.exit_code, 2)
+		# --accel kvm fails before any build where there is no device
+		with mock.patch.object(slqb_bench, 'kvm_device_problem',
+				       return_value='/dev/kvm: gone'):
+			with self.assertRaisesRegex(SlqbError, '--accel kvm: /dev/kvm: gone'):
+				slqb_bench.check_args(args(accel='kvm'))
+			slqb_bench.check_args(args(accel='tcg'))
+		with self.assertRaisesRegex(SlqbError, 'does not go with --accel'):
+			slqb_bench.check_args(args(counters=True, accel='tcg'))
 
 	def test_parse_variants(self):
 		self.assertEqual([v.name for v in slqb_bench.parse_variants([])],
