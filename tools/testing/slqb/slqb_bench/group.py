@@ -137,19 +137,25 @@ SYSBENCH_REFUSED = (['rr', 'sctp', '1', '1'], ['loop', 'nosuch', '1', '1'],
 		    ['rr', 'tcp', '0', '1'], ['stream', 'udp', '1', '1', 'big'])
 
 
+def want_rate(cmd: List[str], what: str, cwd: Optional[str] = None) -> None:
+	"""Runs cmd, which must exit 0 with a positive rate as the last word
+	of its output; CheckFailed naming what otherwise."""
+	proc = run(cmd, timeout=120, check=False, cwd=cwd)
+	try:
+		rate = float(proc.stdout.split()[-1])
+	except (IndexError, ValueError):
+		rate = 0.0
+	if proc.returncode != 0 or rate <= 0:
+		raise CheckFailed(f'{what}: exit {proc.returncode}, output '
+				  f'{proc.stdout.strip()[-300:]!r}')
+
+
 def check_sysbench(ctx: Context) -> None:
 	"""guest/slqb-sysbench.c builds warning-free; each workload runs on the
 	host and prints a positive rate; bad arguments exit 2."""
 	prog = build_sysbench(ctx.scratch)
 	for argv in SYSBENCH_RUNS:
-		proc = run([prog, *argv], timeout=60, check=False)
-		try:
-			rate = float(proc.stdout.split()[-1])
-		except (IndexError, ValueError):
-			rate = 0.0
-		if proc.returncode != 0 or rate <= 0:
-			raise CheckFailed(f'slqb-sysbench {" ".join(argv)}: exit '
-					  f'{proc.returncode}, output {proc.stdout.strip()!r}')
+		want_rate([prog, *argv], f'slqb-sysbench {" ".join(argv)}')
 	for argv in SYSBENCH_REFUSED:
 		proc = run([prog, *argv], timeout=60, check=False)
 		if proc.returncode != 2 or 'usage' not in proc.stdout:
@@ -213,15 +219,8 @@ def check_guest_rates(ctx: Context) -> None:
 			raise CheckFailed(f'tbench_srv exited at once (status '
 					  f'{server.returncode}): is port 7003 taken?')
 		for func, arg in rates:
-			proc = run(['busybox', 'sh', '-c', f'{stub}{funcs}{func} {arg}'],
-				   timeout=120, check=False, cwd=ctx.scratch)
-			try:
-				rate = float(proc.stdout.split()[-1])
-			except (IndexError, ValueError):
-				rate = 0.0
-			if proc.returncode != 0 or rate <= 0:
-				raise CheckFailed(f'{func} {arg}: exit {proc.returncode}, '
-						  f'output {proc.stdout.strip()[-300:]!r}')
+			want_rate(['busybox', 'sh', '-c', f'{stub}{funcs}{func} {arg}'],
+				  f'{func} {arg}', cwd=ctx.scratch)
 	finally:
 		server.kill()
 		server.wait()
