@@ -46,6 +46,7 @@ class BootRequest:
 
 	icount: one vCPU under -icount (see qemu_command), for exact counts.
 	kvm: under KVM with the host's CPU (see qemu_command).
+	qemu_extra: more QEMU arguments (the bench's cache-model plugin).
 	"""
 	shape: Shape
 	mode: str = 'boot'
@@ -55,6 +56,7 @@ class BootRequest:
 	console: str = 'stream'
 	icount: bool = False
 	kvm: bool = False
+	qemu_extra: Tuple[str, ...] = ()
 
 
 @dataclasses.dataclass
@@ -237,8 +239,8 @@ def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest,
 		cmd = qemu_command(prepared.bzimage, extras.initrd or prepared.initrd,
 				   req.shape, cmdline, icount=req.icount,
 				   arch=prepared.spec.arch,
-				   extra=machine_args(prepared.spec) + list(extras.qemu_args),
-				   kvm=req.kvm)
+				   extra=machine_args(prepared.spec) + list(extras.qemu_args) +
+				   list(req.qemu_extra), kvm=req.kvm)
 		kernel = prepared.spec.name
 		if name and name != kernel:
 			kernel = f'{name} ({kernel})'

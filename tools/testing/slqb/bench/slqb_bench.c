@@ -43,6 +43,15 @@
  * the fewest pages; a queue that hands objects out in the order some other
  * path freed them scatters them.
  *
+ * With model=1 (x86_64), the timed regions are marked for the cache and
+ * TLB model of tools/testing/slqb/plugin/slqb-cache.c, a QEMU plugin: an
+ * 8-byte NOP whose displacement says "count into meter m", "stop" or
+ * "report", and each case and size then prints which report of the
+ * plugin is its own:
+ *
+ *   SLQB-BENCH model report=3 case=batch obj=kmalloc size=64 ops=2048
+ *              rounds=5 meters=batch-alloc,batch-free
+ *
  * Waiting threads call cpu_relax(): under QEMU's single-threaded TCG (the
  * -icount boots with two arm64 vCPUs) arm64's yield hands the host thread
  * to the other vCPU, so a waiting vCPU adds a few instructions to the
@@ -116,6 +125,29 @@ MODULE_PARM_DESC(serial, "remote: one batch in flight, so the CPUs take turns");
 static unsigned int rcu_objs = 10000;
 module_param(rcu_objs, uint, 0444);
 MODULE_PARM_DESC(rcu_objs, "objects per round of the rcu case");
+
+static bool model;
+module_param(model, bool, 0444);
+MODULE_PARM_DESC(model, "mark the timed regions for the slqb-cache QEMU plugin (x86_64)");
+
+/* The marks, as tools/testing/slqb/plugin/slqb-cache.c decodes them. */
+#define MARK_BEGIN	0x10		/* + meter: count into it */
+#define MARK_END	0x20		/* stop counting */
+#define MARK_REPORT	0x30		/* print the meters and clear them */
+
+#ifdef CONFIG_X86_64
+/* nopl SLQB_MARK|code(%rax,%rax,1): a NOP that the plugin recognises */
+#define bench_mark(code)						\
+	do {								\
+		if (model)						\
+			asm volatile(".byte 0x0f, 0x1f, 0x84, 0x00\n\t"	\
+				     ".long 0x51b0c000 + %c0" :: "i" (code)); \
+	} while (0)
+#else
+#define bench_mark(code)	do { } while (0)
+#endif
+
+static unsigned int model_reports;
 
 /* What to allocate: kmalloc(size) when cache is NULL, else the cache. */
 struct bench_obj {
@@ -207,6 +239,7 @@ static void obj_free(struct bench_obj *o, void *p)
 
 static void meter_add(struct bench_meter *m, int round, u64 c0, u64 n0)
 {
+	bench_mark(MARK_END);
 	m->cycles[round] += get_cycles() - c0;
 	m->ns[round] += ktime_get_ns() - n0;
 }
@@ -308,6 +341,7 @@ static int case_pair(struct bench_thread *t)
 		bench_barrier(t->run);
 		n0 = ktime_get_ns();
 		c0 = get_cycles();
+		bench_mark(MARK_BEGIN);
 		for (i = 0; i < loops; i++) {
 			p = obj_alloc(o);
 			if (!p)
@@ -333,6 +367,7 @@ static int case_batch(struct bench_thread *t)
 		bench_barrier(run);
 		n0 = ktime_get_ns();
 		c0 = get_cycles();
+		bench_mark(MARK_BEGIN);
 		for (i = 0; i < objs; i++) {
 			t->ptrs[i] = run->node == NUMA_NO_NODE ? obj_alloc(o) :
 				     obj_alloc_node(o, run->node);
@@ -347,6 +382,7 @@ static int case_batch(struct bench_thread *t)
 		bench_barrier(run);
 		n0 = ktime_get_ns();
 		c0 = get_cycles();
+		bench_mark(MARK_BEGIN + 1);
 		free_ptrs(o, t->ptrs, objs);
 		meter_add(&t->meter[1], r, c0, n0);
 		cond_resched();
@@ -365,6 +401,7 @@ static int case_bulk(struct bench_thread *t)
 		bench_barrier(t->run);
 		n0 = ktime_get_ns();
 		c0 = get_cycles();
+		bench_mark(MARK_BEGIN);
 		for (i = 0; i < objs; i += n) {
 			n = min(bulk, objs - i);
 			if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, n, t->ptrs + i)) {
@@ -378,6 +415,7 @@ static int case_bulk(struct bench_thread *t)
 			measure_locality(t);
 		n0 = ktime_get_ns();
 		c0 = get_cycles();
+		bench_mark(MARK_BEGIN + 1);
 		for (i = 0; i < objs; i += n) {
 			n = min(bulk, objs - i);
 			kmem_cache_free_bulk(s, n, t->ptrs + i);
@@ -458,6 +496,8 @@ static int rcu_pass(struct bench_thread *t, struct bench_meter *meter, int r)
 
 	n0 = ktime_get_ns();
 	c0 = get_cycles();
+	if (meter)
+		bench_mark(MARK_BEGIN);
 	for (i = 0; i < rcu_objs; i++) {
 		p = kmalloc(o->size, GFP_KERNEL);
 		if (!p)
@@ -587,7 +627,7 @@ static u64 case_ops(const struct bench_case *bc)
 	return objs;
 }
 
-static void report(struct bench_run *run)
+static void report_run(struct bench_run *run)
 {
 	const struct bench_case *bc = run->bc;
 	u64 ops = case_ops(bc), cyc, ns, ns_min;
@@ -596,6 +636,14 @@ static void report(struct bench_run *run)
 	struct bench_meter sum;
 	int m;
 
+	if (model) {
+		bench_mark(MARK_REPORT);
+		pr_info("SLQB-BENCH model report=%u case=%s obj=%s size=%u ops=%llu rounds=%u meters=%s%s%s\n",
+			model_reports++, bc->name, run->obj->kind,
+			run->obj->size, ops * per, rounds, bc->meter_name[0],
+			bc->nr_meters > 1 ? "," : "",
+			bc->nr_meters > 1 ? bc->meter_name[1] : "");
+	}
 	for (m = 0; m < bc->nr_meters; m++) {
 		sum_meters(run, m, &sum);
 		cyc = median_tenths(sum.cycles, ops * per);
@@ -782,7 +830,7 @@ static void run_case(const struct bench_case *bc, struct bench_obj *obj)
 	if (err)
 		print_error(bc, obj, err);
 	else
-		report(run);
+		report_run(run);
 	free_run(run);
 }
 

@@ -31,6 +31,10 @@ With --base-config FILE every kernel is built from that x86_64 .config
 (a distribution's) with only the allocator switched, and without the
 bench's debug-off lines (BENCH_EXTRAS) or the arm64 boots.
 
+With --model (the default) the x86_64 icount boots also run the
+slqb-cache QEMU plugin, a data cache and TLB model, for the model rows
+(model.py).
+
 Results go to <cache>/bench/<run id>/ (the run id is the time the run
 began, YYYYmmdd-HHMMSS): summary.txt (the headline table), table.txt
 (every row), summary.csv, table.csv, samples.csv, plot.png, and
@@ -73,6 +77,7 @@ from slqb_util import (HARNESS_DIR, REPO_ROOT, Paths, SlqbError,
 		       fmt_duration, log, quote_lines, read_text, run, warn,
 		       write_text)
 
+from . import model
 from .initramfs import BENCH_MODULE, BenchFiles
 from .report import (TCG_NOTE, Pairing, Parsed, Sample, aggregate,
 		     behind_best, collect, csv_text, format_table,
@@ -160,7 +165,7 @@ class Plan:
 	sys_reps: int		# runs of each timed workload per boot
 
 	def module_params(self, cases: Optional[str] = None,
-			  serial: bool = False) -> str:
+			  serial: bool = False, model: bool = False) -> str:
 		"""The bench module's parameters joined by ':' (the value of
 		slqbtest.benchmod, see slqb_guest.bench_params)."""
 		params = [f'sizes={self.sizes}', f'rounds={self.rounds}',
@@ -170,6 +175,8 @@ class Plan:
 			params.append(f'cases={cases}')
 		if serial:
 			params.append('serial=1')
+		if model:
+			params.append('model=1')
 		return ':'.join(params)
 
 
@@ -412,10 +419,10 @@ class BootResult:
 
 
 def bench_append(plan: Plan, workloads: str, cases: Optional[str],
-		 serial: bool = False) -> str:
+		 serial: bool = False, model: bool = False) -> str:
 	"""The kernel and guest parameters of a bench boot."""
 	return BENCH_KERNEL_PARAMS + ' ' + \
-		bench_params(workloads, plan.module_params(cases, serial),
+		bench_params(workloads, plan.module_params(cases, serial, model),
 			     plan.hackbench, plan.churn, plan.iperf_s, STAT_CASES,
 			     plan.sys_reps)
 
@@ -430,12 +437,16 @@ def boot_group(icount: bool, arch: str) -> str:
 
 def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	       shape: Shape, append: str, icount: bool, timeout: float,
-	       verbose: bool, kvm: bool = False) -> BootResult:
+	       verbose: bool, kvm: bool = False,
+	       plugin: Optional[str] = None) -> BootResult:
 	"""Boots prepared in bench mode (the boot path of every boot, with the
-	bench's parameters) and parses its console; kvm: under KVM."""
+	bench's parameters) and parses its console; kvm: under KVM; plugin:
+	with the cache model (see model.py), whose rows join the boot's."""
+	model_log = paths.new_log(f'bench-{name}-model') if plugin else ''
 	req = BootRequest(shape=shape, mode='bench', stress=0, append=append,
 			  timeout=timeout, console='stream' if verbose else 'markers',
-			  icount=icount, kvm=kvm)
+			  icount=icount, kvm=kvm,
+			  qemu_extra=model.qemu_args(plugin, model_log) if plugin else ())
 	group = boot_group(icount, prepared.spec.arch)
 	log(f'bench: {name} run {run_no + 1}, {group}')
 	outcome = boot_kernel(paths, prepared, req, name=name,
@@ -443,6 +454,13 @@ def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	guest, log_path = outcome.run, outcome.log_path
 	parsed = parse_console(guest.lines, name, run_no, group)
 	errors = list(outcome.errors)
+	if plugin:
+		rows = model.model_samples(guest.lines, read_text(model_log, '').splitlines(),
+					   name, run_no)
+		if not rows:
+			errors.append(f'{name}: the cache model gave no rows; plugin '
+				      f'log: {model_log}')
+		parsed.samples += rows
 	errors += [f'{name}: guest reported: {e}' for e in parsed.errors]
 	if not parsed.ended:
 		errors.append(f'{name}: the bench did not finish; log: {log_path}')
@@ -507,11 +525,15 @@ def wall_clock_note(accel: str) -> str:
 def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 		 plan: Plan, quick: bool, base: str,
 		 arm64: bool = False, date: str = '',
-		 base_config: str = '', accel: str = 'TCG') -> List[str]:
+		 base_config: str = '', accel: str = 'TCG',
+		 cache_model: bool = False) -> List[str]:
 	"""What the run was, for the top of the report."""
 	lines = [f'slqb bench{" --quick" if quick else ""}: {date or report_date()}, '
 		 f'{base}, {runs} run(s), tcg shape {shape.describe()}; '
 		 'icount boots: 1 vCPU' + (
+			 ', with the slqb-cache plugin (the model rows: L1D 32 KiB '
+			 '8-way, L2 1 MiB 16-way, dTLB 64 entries 4-way of 4 KiB '
+			 'pages, LRU, by virtual address)' if cache_model else '') + (
 			 f'; icount-arm64 boots: {ARM64_ICOUNT_SHAPE.cpus} vCPUs on one '
 			 'TCG thread, 64 KiB pages, remote with serial=1'
 			 if arm64 else ''), host_description(),
@@ -649,7 +671,8 @@ def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 	wall-clock boots under KVM."""
 	shape = Shape(args.cpus, args.nodes, prealloc=args.prealloc)
 	results = []
-	icount_append = bench_append(plan, 'micro', ICOUNT_CASES)
+	plugin = getattr(args, 'plugin', None)
+	icount_append = bench_append(plan, 'micro', ICOUNT_CASES, model=bool(plugin))
 	arm64_append = bench_append(plan, 'micro', ARM64_ICOUNT_CASES, serial=True)
 	tcg_append = bench_append(plan, plan.workloads, None)
 	for run_no in range(runs):
@@ -658,7 +681,8 @@ def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 			if run_no < args.icount_runs:
 				results.append(boot_bench(paths, prepared[name], name, run_no,
 							  Shape(1, 1), icount_append + own,
-							  True, args.timeout, args.verbose))
+							  True, args.timeout, args.verbose,
+							  plugin=plugin))
 				if arm64:
 					results.append(boot_bench(
 						paths, arm64[name], name, run_no,
@@ -691,6 +715,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 		ensure_packages(list(arch_of(ARM64).packages))
 	paths = Paths.from_env()
 	start = time.monotonic()
+	args.plugin = model.build_plugin(os.path.join(paths.cache, 'plugin')) \
+		if args.model else None
 	tree = tree_description()	# what the kernels are built from
 	prepared = {v.name: prepare_variant(paths, v) for v in variants}
 	arm64 = {v.name: prepare_variant(paths, arm64_variant(v))
@@ -713,7 +739,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	base = next(iter(prepared.values())).base
 	date = report_date()
 	head = header_lines(variants, shape, runs, plan, args.quick, base,
-			    bool(arm64), date, args.base_config or '', accel)
+			    bool(arm64), date, args.base_config or '', accel,
+			    bool(args.plugin))
 	head.append(f'console logs: {", ".join(os.path.basename(r.log_path) for r in results)} '
 		    f'(in {paths.logs})')
 	summary = write_report(out_dir, head, samples, pairing, problems)
@@ -1009,6 +1036,11 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 		       'before they start (memory backends with prealloc=on), '
 		       'so that no kernel pays the host\'s page faults of first '
 		       'touch (default on)')
+	p.add_argument('--model', action=argparse.BooleanOptionalAction,
+		       default=True,
+		       help='run the x86_64 icount boots with the slqb-cache QEMU '
+		       'plugin, a cache and TLB model, for the model rows: misses '
+		       'per operation, exact (default on)')
 	p.add_argument('--accel', choices=ACCELS, default='auto',
 		       help='what runs the wall-clock boots: auto (KVM with the '
 		       'host\'s CPU if a short probe boot under it works, else '

@@ -16,7 +16,7 @@ from slqb_build import build_env
 from slqb_checks import CheckFailed, Context, check_group
 from slqb_util import HARNESS_DIR, Paths, quote_lines, run, warn
 
-from . import BENCH_SRC
+from . import BENCH_SRC, model
 from .initramfs import build_sysbench
 from .report import (Metric, Pairing, aggregate, behind_best, collect,
 		     format_table, parse_console, table_rows)
@@ -226,18 +226,52 @@ def check_guest_rates(ctx: Context) -> None:
 		server.wait()
 
 
+def check_plugin(ctx: Context) -> None:
+	"""plugin/slqb-cache.c builds with -Werror and, with its header,
+	passes checkpatch --strict; QEMU loads it (and keeps running a
+	machine without CPUs until stopped) and refuses it when its install
+	function fails (it takes no arguments)."""
+	plugin = model.build_plugin(ctx.scratch)
+	checkpatch = os.path.join(ctx.paths.work, 'scripts', 'checkpatch.pl')
+	for name in ('slqb-cache.c', 'slqb-qemu-plugin.h'):
+		proc = run(['perl', checkpatch, '--strict', '--no-tree', '--quiet',
+			    '-f', os.path.join(os.path.dirname(model.PLUGIN_SOURCE),
+					       name)], timeout=120, check=False)
+		if proc.returncode != 0:
+			raise CheckFailed(f'checkpatch --strict {name}:\n' +
+					  quote_lines(proc.stdout.splitlines()[-15:]))
+	base = ['qemu-system-x86_64', '-M', 'none', '-display', 'none']
+	try:
+		proc = subprocess.run(base + ['-plugin', f'file={plugin}'],
+				      stdin=subprocess.DEVNULL, capture_output=True,
+				      text=True, timeout=5)
+		raise CheckFailed(f'QEMU exited ({proc.returncode}) with the plugin '
+				  f'loaded: {proc.stderr.strip()[-300:]}')
+	except subprocess.TimeoutExpired:
+		pass
+	proc = subprocess.run(base + ['-plugin', f'file={plugin},bad=on'],
+			      stdin=subprocess.DEVNULL, capture_output=True,
+			      text=True, timeout=60)
+	if proc.returncode == 0 or 'qemu_plugin_install' not in proc.stderr:
+		raise CheckFailed(f'QEMU took the plugin with an argument: exit '
+				  f'{proc.returncode}, {proc.stderr.strip()[-300:]}')
+
+
 @check_group('bench')
 def bench_checks(ctx: Context) -> None:
 	"""`slqb test` group bench: parser, refusals, module build; no boots."""
 	sysbench = 'bench: slqb-sysbench builds and runs each workload'
 	ctx.expect(['bench: parser and tables on a made-up console',
 		    'bench: bad arguments are refused', sysbench,
-		    'bench: the guest reads tbench\'s and stress-ng\'s rates'])
+		    'bench: the guest reads tbench\'s and stress-ng\'s rates',
+		    'bench: the cache-model plugin builds and QEMU loads it'])
 	ctx.check('bench: parser and tables on a made-up console', check_parser)
 	ctx.check('bench: bad arguments are refused', lambda: check_refusals(ctx))
 	ctx.check(sysbench, lambda: check_sysbench(ctx))
 	ctx.check('bench: the guest reads tbench\'s and stress-ng\'s rates',
 		  lambda: check_guest_rates(ctx))
+	ctx.check('bench: the cache-model plugin builds and QEMU loads it',
+		  lambda: check_plugin(ctx))
 	build = module_build_dir(ctx.paths)
 	name = 'bench: the module builds (W=1) and passes checkpatch --strict'
 	if build:

@@ -298,7 +298,7 @@ def ratio(subject: Summary, baseline: Summary) -> Optional[Ratio]:
 
 
 GROUP_ORDER = ('icount', 'icount-arm64', 'tcg', 'tcg-min', 'tcg-cycles', 'loc',
-	       'sys', 'sys-best', 'prof', 'mem')
+	       'model', 'sys', 'sys-best', 'prof', 'mem')
 
 
 def collect(samples: Iterable[Sample]) -> Dict[Metric, Dict[str, Summary]]:
@@ -333,16 +333,19 @@ def in_summary(metric: Metric) -> bool:
 
 def aggregate(samples: Sequence[Sample]) -> List[Sample]:
 	"""Per micro case, the geometric mean over object sizes, per boot:
-	metric (group, case, 'geomean', unit). Other samples pass through
-	when in_summary()."""
+	metric (group, case, 'geomean', unit); for the model rows, whose
+	counts can be 0, the arithmetic mean ('mean'). Other samples pass
+	through when in_summary()."""
 	out, acc = [], {}
 	for s in samples:
-		if s.metric.group in ICOUNT_GROUPS + ('tcg', 'tcg-min', 'loc'):
+		if s.metric.group in ICOUNT_GROUPS + ('tcg', 'tcg-min', 'loc', 'model'):
 			key = (s.kernel, s.run, s.metric.group, s.metric.case, s.metric.unit)
 			acc.setdefault(key, []).append(s.value)
 		elif in_summary(s.metric):
 			out.append(s)
-	geo = [Sample(k, r, Metric(g, c, 'geomean', u), geomean(v))
+	geo = [Sample(k, r, Metric(g, c, 'mean', u), sum(v) / len(v))
+	       if g == 'model' else
+	       Sample(k, r, Metric(g, c, 'geomean', u), geomean(v))
 	       for (k, r, g, c, u), v in acc.items()]
 	return geo + out
 

@@ -34,6 +34,7 @@ import slqb_results
 import slqb_series
 import slqb_stats
 from slqb_bench import initramfs as bench_initramfs
+from slqb_bench import model as bench_model
 from slqb_bench import report as bench_report
 from slqb_bench.report import Metric, Pairing, Sample, Summary
 from slqb_build import KernelSpec
@@ -596,12 +597,15 @@ class BenchVariantTest(unittest.TestCase):
 
 	def test_params_reach_only_their_kernels_boots(self):
 		args = mock.Mock(cpus=2, nodes=1, icount_runs=1, timeout=60,
-				 verbose=False)
+				 verbose=False, plugin='/p/slqb-cache.so')
 		seen = []
 
 		def boot(paths, prepared, name, run_no, shape, append, icount,
-			 timeout, verbose, kvm=False):
+			 timeout, verbose, kvm=False, plugin=None):
 			seen.append((name, icount, append, kvm))
+			# the cache model rides on the icount boots only
+			self.assertEqual(plugin, args.plugin if icount else None)
+			self.assertEqual('model=1' in append, icount, append)
 			return mock.Mock()
 		with mock.patch.object(slqb_bench, 'boot_bench', boot):
 			slqb_bench.run_boots(None, {'a': None, 'b': None}, ['a', 'b'],
@@ -807,6 +811,50 @@ class BenchVariantTest(unittest.TestCase):
 		self.assertEqual((v.name, v.spec.arch, v.spec.alloc),
 				 ('k', 'arm64', 'slqb'))
 		self.assertTrue(v.spec.name.startswith('arm64-slqb-'))
+
+
+class BenchModelTest(unittest.TestCase):
+	"""slqb_bench.model: the cache model's rows, from a real boot's
+	console and plugin log (kmalloc-64, 3 rounds)."""
+
+	def test_model_samples(self):
+		console = fixture_lines('bench-model-console.log')
+		plugin = fixture_lines('bench-model-plugin.log')
+		got = {(s.metric.case, s.metric.obj): s.value for s in
+		       bench_model.model_samples(console, plugin, 'slqb', 1)}
+		self.assertAlmostEqual(got[('pair l1', 'kmalloc-64')], 140 / 15000)
+		self.assertAlmostEqual(got[('pair tlb', 'kmalloc-64')], 76 / 15000)
+		self.assertAlmostEqual(got[('batch-alloc l2', 'kmalloc-64')], 1903 / 6144)
+		self.assertAlmostEqual(got[('batch-free l1', 'kmalloc-64')], 7362 / 6144)
+		self.assertAlmostEqual(got[('bulk-free tlb', 'kmalloc-64')], 233 / 6144)
+		# pair has one meter; report 2 has both; nothing else
+		self.assertEqual(len(got), 3 * 5)
+		samples = bench_model.model_samples(console, plugin, 'slqb', 1)
+		self.assertEqual({(s.kernel, s.run, s.metric.group, s.metric.unit)
+				  for s in samples}, {('slqb', 1, 'model', 'miss/op')})
+		# a report the plugin did not write gives no row
+		self.assertEqual(bench_model.model_samples(console, plugin[:2], 'k', 0)[-1]
+				 .metric.case, 'pair tlb')
+		self.assertEqual(bench_model.model_samples(console, [], 'k', 0), [])
+
+	def test_plugin_reports(self):
+		got = bench_model.plugin_reports([
+			'SLQB-MODEL report=2 meter=1 insns=5 accesses=4 l1_miss=3 '
+			'l2_miss=2 tlb_miss=1',
+			'SLQB-MODEL report=x meter=1 l1_miss=3 l2_miss=2 tlb_miss=1',
+			'SLQB-MODEL report=3 meter=0 l1_miss=3',
+			'noise'])
+		self.assertEqual(got, {(2, 1): {'l1_miss': 3, 'l2_miss': 2,
+						'tlb_miss': 1}})
+
+	def test_qemu_args_and_aggregate(self):
+		self.assertEqual(bench_model.qemu_args('/c/p.so', '/l/m.log'),
+				 ('-plugin', 'file=/c/p.so', '-d', 'plugin', '-D', '/l/m.log'))
+		# the summary's model rows are arithmetic means: counts can be 0
+		rows = bench_report.aggregate([
+			sample('k', 0, 'model', 'pair l2', 'kmalloc-8', 'miss/op', 0.0),
+			sample('k', 0, 'model', 'pair l2', 'kmalloc-64', 'miss/op', 0.5)])
+		self.assertEqual([(r.metric.obj, r.value) for r in rows], [('mean', 0.25)])
 
 
 class BenchResultTest(unittest.TestCase):
