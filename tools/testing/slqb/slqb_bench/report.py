@@ -427,10 +427,14 @@ def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
 	others: (metric, how many times worse in its best run, best kernel,
 	ratio). Rows whose same-run ratios straddle 1 (noise) are left out,
 	and so are the prof rows: a larger share of a workload's samples is
-	not a slower workload, which its sys rows measure."""
+	not a slower workload, which its sys rows measure. So are the model
+	rows: the module never touches the objects it gets, so an allocator
+	that keeps its free lists outside the objects (SLAB's arrays) shows
+	a fraction of the misses that its callers then take on first use."""
 	found = []
 	for metric, per in stats.items():
-		if metric.group in ('tcg-cycles', 'mem', 'prof') or subject not in per:
+		if metric.group in ('tcg-cycles', 'mem', 'prof', 'model') or \
+		   subject not in per:
 			continue
 		have = [(per[o], o) for o in others if o in per and per[o].median > 0]
 		if not have or per[subject].median <= 0:

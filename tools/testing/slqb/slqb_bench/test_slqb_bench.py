@@ -855,6 +855,11 @@ class BenchModelTest(unittest.TestCase):
 			sample('k', 0, 'model', 'pair l2', 'kmalloc-8', 'miss/op', 0.0),
 			sample('k', 0, 'model', 'pair l2', 'kmalloc-64', 'miss/op', 0.5)])
 		self.assertEqual([(r.metric.obj, r.value) for r in rows], [('mean', 0.25)])
+		# not among the rows furthest behind: see behind_best()
+		stats = bench_report.collect([
+			sample('k', 0, 'model', 'pair l1', 'kmalloc-8', 'miss/op', 9.0),
+			sample('b', 0, 'model', 'pair l1', 'kmalloc-8', 'miss/op', 1.0)])
+		self.assertEqual(bench_report.behind_best(stats, 'k', ['b']), [])
 
 
 class BenchResultTest(unittest.TestCase):
