@@ -971,7 +971,8 @@ stressng_rate() {
 # stress-ng's raw-socket stressors, which lkp runs on every slab change:
 # rawudp (IPv4 raw sockets) and rawpkt (AF_PACKET, where the kernel has it)
 bench_rawnet() {
-	command -v stress-ng > /dev/null || { bench_say "skip name=rawnet why=no-stress-ng"; return 0; }
+	command -v stress-ng > /dev/null ||
+		{ bench_say "skip name=rawnet why=no-stress-ng"; return 0; }
 	bench_rate stress-rawudp ops/s stressng_rate rawudp || return 1
 	if [ -e /proc/net/packet ]; then
 		bench_rate stress-rawpkt ops/s stressng_rate rawpkt
