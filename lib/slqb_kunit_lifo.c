@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * KUnit suite slqb_lifo: each CPU's LIFO of free objects. What a CPU frees
- * it allocates next; past hiwater a free flushes freebatch objects; the
- * default hiwater is a byte budget; a double free at the head is caught;
+ * it allocates next; past hiwater a free flushes freebatch objects, from
+ * the cold end or, for large objects, from next to the head; the default
+ * hiwater is a byte budget; a double free at the head is caught;
  * a LIFO refilled, or a remote queue filled, during the page allocation of
  * a refill leaves the new slab in use; and a lockless pop loses to any
  * change of the LIFO under it; a refill that sees the tunables half
@@ -51,11 +52,12 @@ struct flush_ctx {
 	struct slqb_test_ctx objs;
 	struct slqb_test_ctx rest;	/* what the LIFO held after objs */
 	unsigned int before, after, flushes;
+	void *head, *next;		/* the LIFO's first two after it */
 };
 
 /*
  * Free objects one by one onto an empty LIFO and record the first flush:
- * its size and place.
+ * its size, place and the head it left.
  */
 static int flush_fn(void *arg)
 {
@@ -77,6 +79,8 @@ static int flush_fn(void *arg)
 		if (l->nr != before + 1 && !fc->flushes++) {
 			fc->before = before;
 			fc->after = l->nr;
+			fc->head = l->freelist;
+			fc->next = get_freepointer(s, kasan_reset_tag(fc->head));
 		}
 	}
 	slqbt_do_free(&fc->rest);
@@ -86,27 +90,39 @@ static int flush_fn(void *arg)
 /*
  * The free that takes a LIFO past hiwater flushes freebatch objects from
  * it, and only that free: the LIFO goes from hiwater to hiwater + 1 -
- * freebatch. Only the LIFO's length shows it.
+ * freebatch. The object freed last stays its head. Small objects go from
+ * the cold end, so the one freed before it comes next; objects of
+ * SLQB_HOT_FLUSH_SIZE and more go from next to the head, so the one freed
+ * freebatch + 1 frees before it comes next.
  */
 static void slqb_test_flush_batch(struct kunit *test)
 {
+	static const unsigned int sizes[] = { TEST_OBJ_SIZE, SLQB_HOT_FLUSH_SIZE };
 	struct flush_ctx fc = { .objs.objs = test_array(test),
 				.rest.objs = test_array(test) };
 	struct kmem_cache *s;
+	unsigned int i, next;
 
-	s = slqbt_cache(test, "slqb_test_flush", TEST_OBJ_SIZE, 0, 0, NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 64, 16), 0);
-	fc.objs.s = s;
-	fc.rest.s = s;
-	fc.objs.nr = s->hiwater + 1;
-	slqbt_lock_slabs();
-	slqbt_run_on(test, 0, flush_fn, &fc);
-	slqbt_unlock_slabs(test);
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		s = slqbt_cache(test, "slqb_test_flush", sizes[i], 0, 0, NULL);
+		KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 64, 16), 0);
+		fc.objs.s = s;
+		fc.rest.s = s;
+		fc.objs.nr = s->hiwater + 1;
+		slqbt_lock_slabs();
+		slqbt_run_on(test, 0, flush_fn, &fc);
+		slqbt_unlock_slabs(test);
 
-	KUNIT_EXPECT_EQ(test, fc.flushes, 1U);
-	KUNIT_EXPECT_EQ(test, fc.before, s->hiwater);
-	KUNIT_EXPECT_EQ(test, fc.after, s->hiwater + 1 - s->freebatch);
-	slqbt_destroy_empty(test, s);
+		KUNIT_EXPECT_EQ(test, fc.flushes, 1U);
+		KUNIT_EXPECT_EQ(test, fc.before, s->hiwater);
+		KUNIT_EXPECT_EQ(test, fc.after, s->hiwater + 1 - s->freebatch);
+		expect_same(test, fc.head, fc.objs.objs[s->hiwater]);
+		next = s->hiwater - 1;
+		if (s->size >= SLQB_HOT_FLUSH_SIZE)
+			next -= s->freebatch;
+		expect_same(test, fc.next, fc.objs.objs[next]);
+		slqbt_destroy_empty(test, s);
+	}
 }
 
 static int lifo_over_hiwater(void *arg)
@@ -160,6 +176,9 @@ struct double_free_ctx {
 	struct slqb_test_ctx c;
 	enum double_free_how how;
 	unsigned int extra;	/* objects the second free queued */
+	bool fill;		/* first fill the LIFO to hiwater */
+	bool at_hiwater;	/* it was, before the first free */
+	struct slqb_test_ctx held;	/* what filled it */
 };
 
 static int double_free_fn(void *arg)
@@ -167,11 +186,24 @@ static int double_free_fn(void *arg)
 	struct double_free_ctx *d = arg;
 	struct kmem_cache *s = d->c.s;
 	struct kmem_cache_list *l = cpu_list(s, smp_processor_id());
-	void *p = slqbt_obj(s, NUMA_NO_NODE), *twice[2];
-	unsigned int nr;
+	unsigned int nr, i = 0;
+	void *p, *twice[2];
+	int err;
 
+	if (d->fill) {
+		d->held.s = s;
+		d->held.nr = s->hiwater;
+		err = slqbt_do_alloc(&d->held);
+		if (err)
+			return err;
+	}
+	p = slqbt_obj(s, NUMA_NO_NODE);
 	if (!p)
 		return -ENOMEM;
+	/* With fill, the LIFO at hiwater: the first free of p flushes. */
+	for (; d->fill && l->nr < s->hiwater && i < d->held.nr; i++)
+		kmem_cache_free(s, d->held.objs[i]);
+	d->at_hiwater = l->nr == s->hiwater;
 	twice[0] = p;
 	twice[1] = p;
 	if (d->how == BULK_TWICE) {
@@ -189,6 +221,9 @@ static int double_free_fn(void *arg)
 	d->c.objs[0] = p;
 	d->c.objs[1] = slqbt_obj(s, NUMA_NO_NODE);
 	d->c.objs[2] = slqbt_obj(s, NUMA_NO_NODE);
+	for (; i < d->held.nr; i++)
+		kmem_cache_free(s, d->held.objs[i]);
+	d->held.nr = 0;
 	return 0;
 }
 
@@ -196,31 +231,52 @@ static int double_free_fn(void *arg)
  * Freeing an object twice in a row, one free after the other, a free and
  * then a bulk free, or both in one bulk free, is reported and the second
  * free is dropped: the next two allocations do not both get the object.
+ * So too when the first free flushed the LIFO, for small objects (from
+ * the cold end) and large ones (from next to the head, which stays).
  */
 static void slqb_test_double_free(struct kunit *test)
 {
-	struct double_free_ctx d = { .c.objs = test_array(test) };
+	static const unsigned int sizes[] = { TEST_OBJ_SIZE, TEST_OBJ_SIZE,
+					      SLQB_HOT_FLUSH_SIZE };
+	struct double_free_ctx d = { .c.objs = test_array(test),
+				     .held.objs = test_array(test) };
 	void **objs = d.c.objs;
+	unsigned int k;
 
 	if (!IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED))
 		kunit_skip(test, "the check needs CONFIG_SLAB_FREELIST_HARDENED");
 	if (IS_ENABLED(CONFIG_KASAN))
 		kunit_skip(test, "KASAN reports it (kasan_test's kmem_cache_double_free)");
-	d.c.s = slqbt_cache(test, "slqb_test_double_free", TEST_OBJ_SIZE, 0, 0,
-			    NULL);
-	kunit_info(test, "three double free reports follow, on purpose");
-	for (d.how = FREE_TWICE; d.how <= BULK_TWICE; d.how++) {
-		slqbt_run_on(test, 0, double_free_fn, &d);
-		KUNIT_EXPECT_EQ_MSG(test, d.extra, 0U, "way %d", d.how);
-		expect_same(test, objs[1], objs[0]);
-		KUNIT_EXPECT_PTR_NE_MSG(test, kasan_reset_tag(objs[2]),
-					kasan_reset_tag(objs[0]), "way %d",
-					d.how);
-		kmem_cache_free(d.c.s, objs[1]);
-		if (objs[2] != objs[1])
-			kmem_cache_free(d.c.s, objs[2]);
+	kunit_info(test, "nine double free reports follow, on purpose");
+	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+		d.c.s = slqbt_cache(test, "slqb_test_double_free", sizes[k],
+				    0, 0, NULL);
+		d.fill = k > 0;
+		slqbt_lock_slabs();
+		for (d.how = FREE_TWICE; d.how <= BULK_TWICE; d.how++) {
+			slqbt_run_on(test, 0, double_free_fn, &d);
+			KUNIT_EXPECT_TRUE_MSG(test, !d.fill || d.at_hiwater,
+					      "size %u way %d", sizes[k], d.how);
+			KUNIT_EXPECT_PTR_NE_MSG(test, kasan_reset_tag(objs[2]),
+						kasan_reset_tag(objs[1]),
+						"size %u way %d", sizes[k], d.how);
+			/*
+			 * But for a bulk free that flushes, which may send its
+			 * objects home at once, the object is the head.
+			 */
+			if (!d.fill || d.how != BULK_TWICE) {
+				KUNIT_EXPECT_EQ_MSG(test, d.extra, 0U,
+						    "size %u way %d", sizes[k],
+						    d.how);
+				expect_same(test, objs[1], objs[0]);
+			}
+			kmem_cache_free(d.c.s, objs[1]);
+			if (objs[2] != objs[1])
+				kmem_cache_free(d.c.s, objs[2]);
+		}
+		slqbt_unlock_slabs(test);
+		slqbt_destroy_empty(test, d.c.s);
 	}
-	slqbt_destroy_empty(test, d.c.s);
 }
 
 struct refill_ctx {

@@ -35,11 +35,13 @@
  * The tunables (mm/slqb.h has the constants):
  *
  *  - hiwater: the LIFO's length past which a free flushes freebatch objects
- *    from its cold end; SLQB_QUEUE_BYTES of objects, within SLQB_MIN_HIWATER
- *    and SLQB_DEFAULT_MAX_HIWATER. freebatch is half of it. Both can be
- *    written in sysfs, so a reader takes each once (READ_ONCE(), or
- *    data_race() where a fast path compares with it and any value is
- *    safe) and must be safe with any pair it sees;
+ *    from its cold end (from next to its head for objects of
+ *    SLQB_HOT_FLUSH_SIZE and more, see slqb_flush_lifo()); SLQB_QUEUE_BYTES
+ *    of objects, within SLQB_MIN_HIWATER and SLQB_DEFAULT_MAX_HIWATER.
+ *    freebatch is half of it. Both can be written in sysfs, so a reader
+ *    takes each once (READ_ONCE(), or data_race() where a fast path
+ *    compares with it and any value is safe) and must be safe with any
+ *    pair it sees;
  *  - the cap of a remote queue, past which its owner is interrupted to
  *    claim it (slqb_remote_over_cap()): SLQB_REMOTE_CAP LIFOs while the
  *    owner is idle, slqb_busy_cap() while it allocates. An owner allocates if
@@ -498,15 +500,25 @@ void slqb_claim_remote(struct kmem_cache *s, struct kmem_cache_cpu *c,
 }
 
 /*
- * Flush @nr objects from the cold end of the LIFO: the objects freed
- * longest ago, whose cache lines are the least likely to be hot.
+ * Flush @nr objects of the LIFO. Those of small objects go from its cold
+ * end: the objects freed longest ago, whose cache lines are the least
+ * likely to be hot, and the LIFO keeps the hot ones for the next
+ * allocations. Those of objects of SLQB_HOT_FLUSH_SIZE and more go from
+ * next to its head: the free pointers of such objects share a few cache
+ * sets, which the LIFO alone can fill, so the walk to its cold end and the
+ * flush there would miss on nearly every object; next to the head they
+ * hit. The head itself stays, as it does in a flush from the cold end: it
+ * is the object freed last, which the next allocation takes and which the
+ * double-free check compares a free with. What the LIFO keeps of the
+ * others is a line or two of a large object, which is little for its next
+ * user to find hot anyway.
  */
 void slqb_flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		     unsigned int nr, struct list_head *discard)
 {
 	struct kmem_cache_list *l = &c->list;
 	unsigned int keep, remote;
-	void *head, *last;
+	void *head, *last, *first;
 
 	if (!nr || !l->nr)
 		return;
@@ -515,7 +527,15 @@ void slqb_flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		nr = l->nr;
 		l->freelist = NULL;
 		l->nr = 0;
-		l->seq++;
+	} else if (s->size >= SLQB_HOT_FLUSH_SIZE) {
+		first = l->freelist;
+		head = get_freepointer(s, first);
+		last = head;
+		for (keep = nr; --keep; )
+			last = get_freepointer(s, last);
+		set_freepointer(s, first, get_freepointer(s, last));
+		set_freepointer(s, last, NULL);
+		l->nr -= nr;
 	} else {
 		keep = l->nr - nr;
 		last = l->freelist;
@@ -524,8 +544,8 @@ void slqb_flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		head = get_freepointer(s, last);
 		set_freepointer(s, last, NULL);
 		l->nr -= nr;
-		l->seq++;
 	}
+	l->seq++;
 	stat(l, FLUSH_FREE_LIST);
 	stat_add(l, FLUSH_FREE_LIST_OBJECTS, nr);
 	slqb_flush_chain(s, c, head, discard, &remote);
@@ -1108,7 +1128,7 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	if (local) {
 		/*
 		 * The LIFO is past hiwater, usually by this one object: flush
-		 * freebatch from its cold end. A claim of the remote queue
+		 * freebatch (slqb_flush_lifo()). A claim of the remote queue
 		 * (claim_to_lifo(), or slqb_claim_work() while this CPU
 		 * allocates) may have left it longer, by up to about
 		 * slqb_busy_cap() objects: flush all that in the same walk, down

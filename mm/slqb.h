@@ -34,6 +34,12 @@
 #define SLQB_MAX_HIWATER	65536U
 
 /*
+ * A LIFO of objects of this size and more is flushed from next to its
+ * head, not from its cold end: see slqb_flush_lifo().
+ */
+#define SLQB_HOT_FLUSH_SIZE	1024U
+
+/*
  * The caps of a remote queue, see slqb_remote_over_cap(): SLQB_REMOTE_CAP
  * LIFOs of hiwater objects; while the owner allocates, SLQB_REMOTE_BUSY_CAP
  * LIFOs but no more than SLQB_REMOTE_BUSY_MAX objects (unless the first is

@@ -229,7 +229,7 @@ static int slqb_cpu_dead(unsigned int cpu)
  * One trim pass over a cache on this CPU: claim the remote queue, flush the
  * LIFO and hand the rlist over, and free half of the local node's reserve.
  * A LIFO that nobody touched since the last pass (same head, same length)
- * is flushed whole; a busy one loses freebatch objects from its cold end.
+ * is flushed whole; a busy one loses freebatch objects (slqb_flush_lifo()).
  * The work is bounded by hiwater objects plus the capped remote queue
  * (see slqb_remote_over_cap()).
  * Returns how many objects this CPU still queues for @s.
