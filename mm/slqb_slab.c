@@ -83,27 +83,28 @@ static int init_random_seq(struct kmem_cache *s)
 	return cache_random_seq_create(s, s->objects, GFP_KERNEL);
 }
 
-/* Set up and link the @objects objects from @start in random order. */
+/*
+ * Set up and link the @objects objects from @start in random order: the
+ * order of s->random_seq from a random place, linked from its end back, as
+ * slqb_new_slab() links a slab in address order, and for the same reason.
+ */
 static void *link_random(struct kmem_cache *s, void *start,
 			 unsigned int objects)
 {
 	unsigned int count = s->objects, pos, k, idx;
-	void *first = NULL, *prev = NULL, *p;
+	void *next = NULL, *p;
 
 	pos = get_random_u32_below(count);
-	for (k = 0; k < count; k++, pos = pos + 1 < count ? pos + 1 : 0) {
+	for (k = 0; k < count; k++) {
+		pos = pos ? pos - 1 : count - 1;
 		idx = s->random_seq[pos];
 		if (idx >= objects)
 			continue;
 		p = setup_object(s, start + idx * s->size);
-		if (prev)
-			set_freepointer(s, prev, p);
-		else
-			first = p;
-		prev = p;
+		set_freepointer(s, p, next);
+		next = p;
 	}
-	set_freepointer(s, prev, NULL);
-	return first;
+	return next;
 }
 
 static inline bool random_order(struct kmem_cache *s)
@@ -197,13 +198,20 @@ struct slab *slqb_new_slab(struct kmem_cache *s, gfp_t flags, int node)
 	if (random_order(s)) {
 		slab->freelist = link_random(s, start, objects);
 	} else {
-		slab->freelist = setup_object(s, start);
-		for (i = 1, prev = slab->freelist; i < objects; i++) {
+		/*
+		 * In address order, but linked from the last object back, so
+		 * that the first objects handed out are those written last.
+		 * The free pointers of large objects share a few cache sets,
+		 * and a slab's worth of them can fill those: taken in the
+		 * order written, one other line there would evict each just
+		 * before its turn; taken in reverse, the next one is always
+		 * the most recent.
+		 */
+		for (i = objects, prev = NULL; i--; prev = object) {
 			object = setup_object(s, start + i * s->size);
-			set_freepointer(s, prev, object);
-			prev = object;
+			set_freepointer(s, object, prev);
 		}
-		set_freepointer(s, prev, NULL);
+		slab->freelist = prev;
 	}
 	count_node_slab(s, slab, 1);
 	return slab;
