@@ -329,10 +329,19 @@ static void free_ptrs(struct bench_obj *o, void **p, unsigned int n)
 		obj_free(o, p[i]);
 }
 
+/*
+ * The timed loops keep what they read in locals, which live in registers:
+ * the run and its threads are kmalloc()ed, so where their lines fall
+ * depends on the allocator under test. Read in every iteration, one such
+ * line that shared its cache set with the free pointers of a batch of
+ * 4 KiB objects was enough to make the cache model miss on every
+ * allocation under one allocator and on none under another.
+ */
+
 /* pair: allocate one object and free it at once, loops times a round. */
 static int case_pair(struct bench_thread *t)
 {
-	struct bench_obj *o = t->run->obj;
+	struct bench_obj obj = *t->run->obj, *o = &obj;
 	unsigned int r, i;
 	u64 c0, n0;
 	void *p;
@@ -359,7 +368,9 @@ static int case_pair(struct bench_thread *t)
 static int case_batch(struct bench_thread *t)
 {
 	struct bench_run *run = t->run;
-	struct bench_obj *o = run->obj;
+	struct bench_obj obj = *run->obj, *o = &obj;
+	void **ptrs = t->ptrs;
+	int node = run->node;
 	unsigned int r, i;
 	u64 c0, n0;
 
@@ -369,10 +380,10 @@ static int case_batch(struct bench_thread *t)
 		c0 = get_cycles();
 		bench_mark(MARK_BEGIN);
 		for (i = 0; i < objs; i++) {
-			t->ptrs[i] = run->node == NUMA_NO_NODE ? obj_alloc(o) :
-				     obj_alloc_node(o, run->node);
-			if (!t->ptrs[i]) {
-				free_ptrs(o, t->ptrs, i);
+			ptrs[i] = node == NUMA_NO_NODE ? obj_alloc(o) :
+				  obj_alloc_node(o, node);
+			if (!ptrs[i]) {
+				free_ptrs(o, ptrs, i);
 				return -ENOMEM;
 			}
 		}
@@ -383,7 +394,7 @@ static int case_batch(struct bench_thread *t)
 		n0 = ktime_get_ns();
 		c0 = get_cycles();
 		bench_mark(MARK_BEGIN + 1);
-		free_ptrs(o, t->ptrs, objs);
+		free_ptrs(o, ptrs, objs);
 		meter_add(&t->meter[1], r, c0, n0);
 		cond_resched();
 	}
@@ -394,6 +405,7 @@ static int case_batch(struct bench_thread *t)
 static int case_bulk(struct bench_thread *t)
 {
 	struct kmem_cache *s = t->run->obj->cache;
+	void **ptrs = t->ptrs;
 	unsigned int r, i, n;
 	u64 c0, n0;
 
@@ -404,9 +416,9 @@ static int case_bulk(struct bench_thread *t)
 		bench_mark(MARK_BEGIN);
 		for (i = 0; i < objs; i += n) {
 			n = min(bulk, objs - i);
-			if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, n, t->ptrs + i)) {
+			if (!kmem_cache_alloc_bulk(s, GFP_KERNEL, n, ptrs + i)) {
 				if (i)
-					kmem_cache_free_bulk(s, i, t->ptrs);
+					kmem_cache_free_bulk(s, i, ptrs);
 				return -ENOMEM;
 			}
 		}
@@ -418,7 +430,7 @@ static int case_bulk(struct bench_thread *t)
 		bench_mark(MARK_BEGIN + 1);
 		for (i = 0; i < objs; i += n) {
 			n = min(bulk, objs - i);
-			kmem_cache_free_bulk(s, n, t->ptrs + i);
+			kmem_cache_free_bulk(s, n, ptrs + i);
 		}
 		meter_add(&t->meter[1], r, c0, n0);
 		cond_resched();
@@ -444,7 +456,7 @@ static void remote_wait(struct bench_run *run, int slot, int want)
 static int case_remote(struct bench_thread *t)
 {
 	struct bench_run *run = t->run;
-	struct bench_obj *o = run->obj;
+	struct bench_obj obj = *run->obj, *o = &obj;
 	unsigned int r, b, i;
 	int slot, err = 0;
 	u64 c0, n0;
@@ -489,9 +501,8 @@ struct bench_rcu_obj {
  */
 static int rcu_pass(struct bench_thread *t, struct bench_meter *meter, int r)
 {
-	struct bench_obj *o = t->run->obj;
+	unsigned int size = t->run->obj->size, i;
 	struct bench_rcu_obj *p;
-	unsigned int i;
 	u64 c0, n0;
 
 	n0 = ktime_get_ns();
@@ -499,7 +510,7 @@ static int rcu_pass(struct bench_thread *t, struct bench_meter *meter, int r)
 	if (meter)
 		bench_mark(MARK_BEGIN);
 	for (i = 0; i < rcu_objs; i++) {
-		p = kmalloc(o->size, GFP_KERNEL);
+		p = kmalloc(size, GFP_KERNEL);
 		if (!p)
 			return -ENOMEM;
 		kfree_rcu(p, rcu);
