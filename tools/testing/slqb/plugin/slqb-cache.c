@@ -28,8 +28,15 @@
  * of QEMU's plugin API (version 1, stable since QEMU 4.2) that this file
  * uses.
  *
+ * With the argument pcs=on, it also attributes each meter's instructions
+ * and misses to the guest instructions that made them (by address), for
+ * `slqb bench` to resolve into functions with the kernel's System.map.
+ *
  * Output lines, through qemu_plugin_outs() (QEMU's -d plugin -D FILE):
  *   SLQB-MODEL report=N meter=M insns=I accesses=A l1_miss=X l2_miss=Y tlb_miss=Z
+ * and with pcs=on, after each of those, one line per guest instruction
+ * that counted something for that meter:
+ *   SLQB-MODEL-PC report=N meter=M pc=HEX insns=I l1_miss=X l2_miss=Y tlb_miss=Z
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,6 +89,42 @@ static struct meter meters[METERS];
 static int active = -1;			/* the meter counting, or -1 */
 static unsigned int reports;
 
+/*
+ * ---- attribution (pcs=on): the counts of each guest instruction that ran
+ * in a timed region since the last report, in an open-addressed table by
+ * address. Instructions past its capacity count in slot 0, address 0.
+ */
+#define PC_SLOTS	65536u		/* a power of two */
+#define PC_PROBES	64
+
+enum { PC_INSNS, PC_L1, PC_L2, PC_TLB, PC_COUNTS };
+
+struct pc_count {
+	unsigned long long pc;
+	unsigned long long n[METERS][PC_COUNTS];
+};
+
+static struct pc_count pc_table[PC_SLOTS];
+static bool attribute;
+
+static struct pc_count *pc_slot(unsigned long long pc)
+{
+	unsigned int h = (unsigned int)((pc * 0x9e3779b97f4a7c15ull) >> 48);
+	unsigned int i;
+
+	for (i = 0; i < PC_PROBES; i++) {
+		struct pc_count *slot = &pc_table[(h + i) & (PC_SLOTS - 1)];
+
+		if (slot->pc == pc)
+			return slot;
+		if (!slot->pc && slot != pc_table) {
+			slot->pc = pc;
+			return slot;
+		}
+	}
+	return pc_table;
+}
+
 /* Looks addr up in lv; on a miss, fills the least recently used way. */
 static bool lookup(struct level *lv, unsigned long long addr)
 {
@@ -124,12 +167,40 @@ static void on_access(unsigned int vcpu, unsigned int info,
 	meters[active].l1_miss += !hit1;
 	meters[active].l2_miss += !hit2;
 	meters[active].tlb_miss += !hit_tlb;
+	if (attribute && (!hit1 || !hit_tlb)) {
+		unsigned long long *n = pc_slot((uintptr_t)data)->n[active];
+
+		n[PC_L1] += !hit1;
+		n[PC_L2] += !hit2;
+		n[PC_TLB] += !hit_tlb;
+	}
 }
 
 static void on_insn(unsigned int vcpu, void *data)
 {
-	if (active >= 0)
-		meters[active].insns++;
+	if (active < 0)
+		return;
+	meters[active].insns++;
+	if (attribute)
+		pc_slot((uintptr_t)data)->n[active][PC_INSNS]++;
+}
+
+static void print_pcs(int m)
+{
+	char line[256];
+	unsigned int i;
+
+	for (i = 0; i < PC_SLOTS; i++) {
+		const unsigned long long *n = pc_table[i].n[m];
+
+		if (!n[PC_INSNS] && !n[PC_L1] && !n[PC_TLB])
+			continue;
+		snprintf(line, sizeof(line),
+			 "SLQB-MODEL-PC report=%u meter=%d pc=%llx insns=%llu l1_miss=%llu l2_miss=%llu tlb_miss=%llu\n",
+			 reports, m, pc_table[i].pc, n[PC_INSNS], n[PC_L1],
+			 n[PC_L2], n[PC_TLB]);
+		qemu_plugin_outs(line);
+	}
 }
 
 static void print_meters(void)
@@ -144,8 +215,12 @@ static void print_meters(void)
 			 meters[m].l1_miss, meters[m].l2_miss,
 			 meters[m].tlb_miss);
 		qemu_plugin_outs(line);
+		if (attribute)
+			print_pcs(m);
 	}
 	memset(meters, 0, sizeof(meters));
+	if (attribute)
+		memset(pc_table, 0, sizeof(pc_table));
 	reports++;
 }
 
@@ -182,6 +257,7 @@ static void on_translate(unsigned long long id, struct qemu_plugin_tb *tb)
 
 	for (i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+		void *pc = (void *)(uintptr_t)qemu_plugin_insn_vaddr(insn);
 		int code = mark_code(insn);
 
 		if (code >= 0)
@@ -189,10 +265,10 @@ static void on_translate(unsigned long long id, struct qemu_plugin_tb *tb)
 							       QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)(uintptr_t)code);
 		qemu_plugin_register_vcpu_insn_exec_cb(insn, on_insn,
-						       QEMU_PLUGIN_CB_NO_REGS, NULL);
+						       QEMU_PLUGIN_CB_NO_REGS, pc);
 		qemu_plugin_register_vcpu_mem_cb(insn, on_access,
 						 QEMU_PLUGIN_CB_NO_REGS,
-						 QEMU_PLUGIN_MEM_RW, NULL);
+						 QEMU_PLUGIN_MEM_RW, pc);
 	}
 }
 
@@ -200,9 +276,15 @@ EXPORT int qemu_plugin_install(unsigned long long id,
 			       const struct qemu_info_t *info,
 			       int argc, char **argv)
 {
-	if (argc) {
-		qemu_plugin_outs("slqb-cache: takes no arguments\n");
-		return -1;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "pcs=on")) {
+			attribute = true;
+		} else if (strcmp(argv[i], "pcs=off")) {
+			qemu_plugin_outs("slqb-cache: takes pcs=on or pcs=off\n");
+			return -1;
+		}
 	}
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	return 0;

@@ -45,7 +45,13 @@ workloads once more under perf record -a (cpu-clock) and count the
 samples that fell in functions of the allocator's own files (nm on its
 objects), as a share of those neither idle nor perf's own: the prof
 rows, which say how much of a workload the allocator can account for,
-and profile.txt, which of its functions took the most.
+and profile.txt, which of its functions took the most. The icount boot
+then also has the cache model attribute every instruction and miss to
+the function that made it (the plugin's pcs=on, resolved with the
+kernel's System.map): the own and hooks rows, each micro case's
+instructions per operation in the allocator's own code and in the hooks
+that 6.1 runs around any allocator, and in profile.txt each case's split
+and busiest functions.
 `slqb bench --counters` instead runs each micro case alone on
 the statistics-enabled SLQB kernel of `slqb boot` and shows what SLQB's
 counters did, then the system workloads, and shows the periodic trim's
@@ -78,7 +84,7 @@ from slqb_util import (HARNESS_DIR, REPO_ROOT, Paths, SlqbError,
 		       write_text)
 
 from . import model
-from .initramfs import BENCH_MODULE, BenchFiles
+from .initramfs import BENCH_MODULE, BenchFiles, allocator_symbols
 from .report import (TCG_NOTE, Pairing, Parsed, Sample, aggregate,
 		     behind_best, collect, csv_text, format_table,
 		     parse_console, profile_text, samples_csv, table_rows,
@@ -139,6 +145,15 @@ KVM_PROBE_TIMEOUT_S = 240
 PROFILE_HEAD = ('--profile: per workload and kernel, over all runs, the busy '
 		'cpu-clock samples (neither idle nor perf\'s), the allocator\'s '
 		'share of them, and its busiest functions\' shares')
+
+
+ATTRIBUTION_HEAD = ('--profile: where each micro case\'s instructions and '
+		    'misses go, per operation, from the x86_64 icount boot '
+		    'with the cache model attributing them to functions '
+		    '(exact): the allocator\'s own code (its files and '
+		    'mm/slab_common.c), the hooks of 6.1 (mm/slab.h\'s, memcg, KASAN, '
+		    'KFENCE, KMSAN, kmemleak, fault injection, memset), the '
+		    'page allocator, the bench module and the rest')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -438,7 +453,7 @@ def boot_group(icount: bool, arch: str) -> str:
 def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	       shape: Shape, append: str, icount: bool, timeout: float,
 	       verbose: bool, kvm: bool = False,
-	       plugin: Optional[str] = None) -> BootResult:
+	       plugin: Optional[str] = None, pcs: bool = False) -> BootResult:
 	"""Boots prepared in bench mode (the boot path of every boot, with the
 	bench's parameters) and parses its console; kvm: under KVM; plugin:
 	with the cache model (see model.py), whose rows join the boot's."""
@@ -446,7 +461,7 @@ def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	req = BootRequest(shape=shape, mode='bench', stress=0, append=append,
 			  timeout=timeout, console='stream' if verbose else 'markers',
 			  icount=icount, kvm=kvm,
-			  qemu_extra=model.qemu_args(plugin, model_log) if plugin else ())
+			  qemu_extra=model.qemu_args(plugin, model_log, pcs) if plugin else ())
 	group = boot_group(icount, prepared.spec.arch)
 	log(f'bench: {name} run {run_no + 1}, {group}')
 	outcome = boot_kernel(paths, prepared, req, name=name,
@@ -455,12 +470,15 @@ def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	parsed = parse_console(guest.lines, name, run_no, group)
 	errors = list(outcome.errors)
 	if plugin:
-		rows = model.model_samples(guest.lines, read_text(model_log, '').splitlines(),
-					   name, run_no)
+		plugin_lines = read_text(model_log, '').splitlines()
+		rows = model.model_samples(guest.lines, plugin_lines, name, run_no)
 		if not rows:
 			errors.append(f'{name}: the cache model gave no rows; plugin '
 				      f'log: {model_log}')
 		parsed.samples += rows
+		if pcs:
+			errors += attribute(paths, prepared, parsed, guest.lines,
+					    plugin_lines, name, run_no)
 	errors += [f'{name}: guest reported: {e}' for e in parsed.errors]
 	if not parsed.ended:
 		errors.append(f'{name}: the bench did not finish; log: {log_path}')
@@ -468,6 +486,25 @@ def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	    f'{len(parsed.samples)} numbers, {len(errors)} problems')
 	return BootResult(name, run_no, group, parsed, errors, log_path,
 			  guest.elapsed)
+
+
+def attribute(paths: Paths, prepared: Prepared, parsed: Parsed,
+	      console: Sequence[str], plugin_lines: Sequence[str], name: str,
+	      run_no: int) -> List[str]:
+	"""The cache model's attribution to functions (pcs=on) into parsed:
+	its own and hooks rows and what profile.txt shows. Returns the
+	problems."""
+	build = prepared.spec.build_dir(paths)
+	system_map = read_text(os.path.join(build, 'System.map'), '')
+	if not system_map:
+		return [f'{name}: no System.map in {build} for the attribution']
+	att = model.attribution(console, plugin_lines, model.Symbols(system_map))
+	if not att:
+		return [f'{name}: the cache model attributed nothing to functions']
+	parsed.kinds = model.function_kinds(build, allocator_symbols(build))
+	parsed.attribution = att
+	parsed.samples += model.attribution_samples(att, parsed.kinds, name, run_no)
+	return []
 
 
 def boot_order(names: Sequence[str], run_no: int) -> List[str]:
@@ -661,6 +698,17 @@ def out_directory(paths: Paths, given: Optional[str], run_id: str) -> str:
 	return out
 
 
+def icount_fixed(paths: Paths, prepared: Prepared) -> str:
+	"""What an icount boot of prepared adds to its kernel parameters so
+	that it runs at the same addresses every time: ' nokaslr' if the
+	kernel randomises them (a distribution config does), else nothing
+	(a kernel without KASLR would pass the word on to init). The cache
+	model indexes by address, and its attribution reads System.map."""
+	if config_value(paths, prepared.spec, 'CONFIG_RANDOMIZE_BASE') == 'y':
+		return ' nokaslr'
+	return ''
+
+
 def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 	      args: argparse.Namespace, plan: Plan, runs: int,
 	      arm64: Optional[Dict[str, Prepared]] = None,
@@ -679,10 +727,13 @@ def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 		for name in boot_order(names, run_no):
 			own = f' {params[name]}' if params and params.get(name) else ''
 			if run_no < args.icount_runs:
+				fixed = icount_fixed(paths, prepared[name])
 				results.append(boot_bench(paths, prepared[name], name, run_no,
-							  Shape(1, 1), icount_append + own,
+							  Shape(1, 1),
+							  icount_append + fixed + own,
 							  True, args.timeout, args.verbose,
-							  plugin=plugin))
+							  plugin=plugin,
+							  pcs=getattr(args, 'profile', False)))
 				if arm64:
 					results.append(boot_bench(
 						paths, arm64[name], name, run_no,
@@ -745,15 +796,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
 		    f'(in {paths.logs})')
 	summary = write_report(out_dir, head, samples, pairing, problems)
 	profiles = [p for r in results for p in r.parsed.profiles]
-	if profiles:
-		write_text(os.path.join(out_dir, 'profile.txt'), '\n'.join(
-			head[:1] + ['', PROFILE_HEAD, profile_text(profiles)]) + '\n')
+	where = {r.name: (r.parsed.attribution, r.parsed.kinds) for r in results
+		 if r.parsed.attribution}
+	if profiles or where:
+		text = head[:1]
+		if profiles:
+			text += ['', PROFILE_HEAD, profile_text(profiles)]
+		if where:
+			text += ['', ATTRIBUTION_HEAD, model.attribution_text(where)]
+		write_text(os.path.join(out_dir, 'profile.txt'), '\n'.join(text) + '\n')
 	took = fmt_duration(time.monotonic() - start)
 	result = write_result(out_dir, run_id, command_line(sys.argv), date,
 			      tree, variants, took, summary)
 	print(summary, flush=True)
 	log(f'results: {out_dir} (summary.txt, table.txt, *.csv, plot.png, '
-	    f'result.rst{", profile.txt" if profiles else ""}); total {took}')
+	    f'result.rst{", profile.txt" if profiles or where else ""}); '
+	    f'total {took}')
 	log(record_hint(result, run_id))
 	return 1 if problems or not samples else 0
 
@@ -1060,7 +1118,9 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 		       help='after the workloads, run them again under perf\'s '
 		       'system-wide cpu-clock sampling and show which share of '
 		       'the samples that were not idle fell in the allocator\'s '
-		       'functions (the prof rows)')
+		       'functions (the prof rows); and, with --model, attribute '
+		       'each micro case\'s instructions and misses to functions '
+		       '(the own and hooks rows, and profile.txt)')
 	p.add_argument('--verbose', action='store_true',
 		       help='stream the guest consoles')
 	p.set_defaults(func=cmd_bench)

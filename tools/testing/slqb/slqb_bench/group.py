@@ -228,9 +228,9 @@ def check_guest_rates(ctx: Context) -> None:
 
 def check_plugin(ctx: Context) -> None:
 	"""plugin/slqb-cache.c builds with -Werror and, with its header,
-	passes checkpatch --strict; QEMU loads it (and keeps running a
-	machine without CPUs until stopped) and refuses it when its install
-	function fails (it takes no arguments)."""
+	passes checkpatch --strict; QEMU loads it, plain and with pcs=on
+	(and keeps running a machine without CPUs until stopped), and refuses
+	it when its install function fails (an argument it does not know)."""
 	plugin = model.build_plugin(ctx.scratch)
 	checkpatch = os.path.join(ctx.paths.work, 'scripts', 'checkpatch.pl')
 	for name in ('slqb-cache.c', 'slqb-qemu-plugin.h'):
@@ -241,14 +241,16 @@ def check_plugin(ctx: Context) -> None:
 			raise CheckFailed(f'checkpatch --strict {name}:\n' +
 					  quote_lines(proc.stdout.splitlines()[-15:]))
 	base = ['qemu-system-x86_64', '-M', 'none', '-display', 'none']
-	try:
-		proc = subprocess.run(base + ['-plugin', f'file={plugin}'],
-				      stdin=subprocess.DEVNULL, capture_output=True,
-				      text=True, timeout=5)
-		raise CheckFailed(f'QEMU exited ({proc.returncode}) with the plugin '
-				  f'loaded: {proc.stderr.strip()[-300:]}')
-	except subprocess.TimeoutExpired:
-		pass
+	for arg in (f'file={plugin}', f'file={plugin},pcs=on'):
+		try:
+			proc = subprocess.run(base + ['-plugin', arg],
+					      stdin=subprocess.DEVNULL,
+					      capture_output=True, text=True, timeout=5)
+			raise CheckFailed(f'QEMU exited ({proc.returncode}) with the '
+					  f'plugin loaded ({arg}): '
+					  f'{proc.stderr.strip()[-300:]}')
+		except subprocess.TimeoutExpired:
+			pass
 	proc = subprocess.run(base + ['-plugin', f'file={plugin},bad=on'],
 			      stdin=subprocess.DEVNULL, capture_output=True,
 			      text=True, timeout=60)

@@ -17,7 +17,10 @@ round), 'tcg-cycles', 'sys' (system workloads, the median of a boot's repeats),
 share of a workload's busy cpu-clock samples), 'loc' (where the batch and
 bulk cases' objects lay, from the icount boot: distinct pages and slabs
 per 1000 consecutive allocations, the median distance between
-neighbours) or 'mem' (slab memory).
+neighbours), 'model' (the cache model's misses per operation, from the
+x86_64 icount boot), 'own' and 'hooks' (with --profile, from the same
+boot: the instructions per operation in the allocator's own functions and
+in the hooks around it) or 'mem' (slab memory).
 """
 
 import dataclasses
@@ -45,6 +48,8 @@ TCG_NOTE = ('Absolute times under TCG (QEMU without KVM) mean little: only '
 
 # Groups of instruction counts: exact (icount) or nearly so (icount-arm64).
 ICOUNT_GROUPS = ('icount', 'icount-arm64')
+# The attribution's instruction counts (model.attribution_samples()).
+ATTRIBUTION_GROUPS = ('own', 'hooks')
 # Units whose bigger values are better; everything else: lower is better.
 HIGHER_BETTER_UNITS = ('Mbit/s', 'MB/s', 'trans/s', 'dgram/s', 'ops/s')
 MEM_FIELDS = (('Slab', 'kB'), ('SUnreclaim', 'kB'), ('slab_pages', 'pages'))
@@ -86,6 +91,10 @@ class Parsed:
 	begun: bool
 	ended: bool
 	profiles: List[Dict[str, str]] = dataclasses.field(default_factory=list)
+	# the cache model's attribution to functions (model.attribution())
+	# and the kinds of those functions (model.function_kinds())
+	attribution: Dict = dataclasses.field(default_factory=dict)
+	kinds: Dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def bench_records(lines: Iterable[str]) -> List[Tuple[str, Dict[str, str]]]:
@@ -298,7 +307,7 @@ def ratio(subject: Summary, baseline: Summary) -> Optional[Ratio]:
 
 
 GROUP_ORDER = ('icount', 'icount-arm64', 'tcg', 'tcg-min', 'tcg-cycles', 'loc',
-	       'model', 'sys', 'sys-best', 'prof', 'mem')
+	       'model', 'own', 'hooks', 'sys', 'sys-best', 'prof', 'mem')
 
 
 def collect(samples: Iterable[Sample]) -> Dict[Metric, Dict[str, Summary]]:
@@ -333,18 +342,19 @@ def in_summary(metric: Metric) -> bool:
 
 def aggregate(samples: Sequence[Sample]) -> List[Sample]:
 	"""Per micro case, the geometric mean over object sizes, per boot:
-	metric (group, case, 'geomean', unit); for the model rows, whose
-	counts can be 0, the arithmetic mean ('mean'). Other samples pass
-	through when in_summary()."""
+	metric (group, case, 'geomean', unit); for the model and hooks rows,
+	whose counts can be 0, the arithmetic mean ('mean'). Other samples
+	pass through when in_summary()."""
 	out, acc = [], {}
 	for s in samples:
-		if s.metric.group in ICOUNT_GROUPS + ('tcg', 'tcg-min', 'loc', 'model'):
+		if s.metric.group in ICOUNT_GROUPS + ATTRIBUTION_GROUPS + \
+		   ('tcg', 'tcg-min', 'loc', 'model'):
 			key = (s.kernel, s.run, s.metric.group, s.metric.case, s.metric.unit)
 			acc.setdefault(key, []).append(s.value)
 		elif in_summary(s.metric):
 			out.append(s)
 	geo = [Sample(k, r, Metric(g, c, 'mean', u), sum(v) / len(v))
-	       if g == 'model' else
+	       if g in ('model', 'hooks') else
 	       Sample(k, r, Metric(g, c, 'geomean', u), geomean(v))
 	       for (k, r, g, c, u), v in acc.items()]
 	return geo + out
@@ -387,7 +397,8 @@ def table_rows(stats: Dict[Metric, Dict[str, Summary]],
 				   if s else '-')
 		for subj, base in pairing.columns():
 			r = ratio(per[subj], per[base]) if subj in per and base in per else None
-			row.append(r.text(metric.group in ICOUNT_GROUPS) if r else '-')
+			exact = metric.group in ICOUNT_GROUPS + ATTRIBUTION_GROUPS
+			row.append(r.text(exact) if r else '-')
 		rows.append(row)
 	return rows
 
@@ -430,10 +441,12 @@ def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
 	not a slower workload, which its sys rows measure. So are the model
 	rows: the module never touches the objects it gets, so an allocator
 	that keeps its free lists outside the objects (SLAB's arrays) shows
-	a fraction of the misses that its callers then take on first use."""
+	a fraction of the misses that its callers then take on first use.
+	The hooks rows are left out too: the same hooks run around every
+	allocator, and the icount rows count them."""
 	found = []
 	for metric, per in stats.items():
-		if metric.group in ('tcg-cycles', 'mem', 'prof', 'model') or \
+		if metric.group in ('tcg-cycles', 'mem', 'prof', 'model', 'hooks') or \
 		   subject not in per:
 			continue
 		have = [(per[o], o) for o in others if o in per and per[o].median > 0]

@@ -597,18 +597,25 @@ class BenchVariantTest(unittest.TestCase):
 
 	def test_params_reach_only_their_kernels_boots(self):
 		args = mock.Mock(cpus=2, nodes=1, icount_runs=1, timeout=60,
-				 verbose=False, plugin='/p/slqb-cache.so')
+				 verbose=False, plugin='/p/slqb-cache.so', profile=True)
 		seen = []
 
 		def boot(paths, prepared, name, run_no, shape, append, icount,
-			 timeout, verbose, kvm=False, plugin=None):
+			 timeout, verbose, kvm=False, plugin=None, pcs=False):
 			seen.append((name, icount, append, kvm))
-			# the cache model rides on the icount boots only
+			# the cache model rides on the icount boots only, and
+			# with --profile attributes to functions
 			self.assertEqual(plugin, args.plugin if icount else None)
+			self.assertEqual(pcs, icount)
 			self.assertEqual('model=1' in append, icount, append)
+			# a kernel with KASLR gets nokaslr on its icount boots
+			self.assertEqual(' nokaslr' in append, icount and name == 'a',
+					 append)
 			return mock.Mock()
-		with mock.patch.object(slqb_bench, 'boot_bench', boot):
-			slqb_bench.run_boots(None, {'a': None, 'b': None}, ['a', 'b'],
+		with mock.patch.object(slqb_bench, 'boot_bench', boot), \
+		     mock.patch.object(slqb_bench, 'icount_fixed',
+				       lambda paths, prep: ' nokaslr' if prep == 'A' else ''):
+			slqb_bench.run_boots(None, {'a': 'A', 'b': 'B'}, ['a', 'b'],
 					     args, slqb_bench.QUICK, 2,
 					     params={'a': '', 'b': 'slqb_min_order=1'},
 					     kvm=True)
@@ -860,6 +867,126 @@ class BenchModelTest(unittest.TestCase):
 			sample('k', 0, 'model', 'pair l1', 'kmalloc-8', 'miss/op', 9.0),
 			sample('b', 0, 'model', 'pair l1', 'kmalloc-8', 'miss/op', 1.0)])
 		self.assertEqual(bench_report.behind_best(stats, 'k', ['b']), [])
+
+
+class BenchAttributionTest(unittest.TestCase):
+	"""slqb_bench.model: the attribution to functions (pcs=on), from a real
+	boot's plugin lines for the batch case of kmalloc-64 (those with the
+	most instructions or misses) and the System.map lines they need."""
+	CONSOLE = ['SLQB-BENCH begin alloc=slqb kernel=6.1.192',
+		   '[    1.544333] slqb_bench: SLQB-BENCH model report=1 '
+		   'case=batch obj=kmalloc size=64 ops=2048 rounds=3 '
+		   'meters=batch-alloc,batch-free']
+	ALLOCATOR = ['__kmem_cache_free', '__kmem_cache_alloc_node', 'kfree',
+		     'slab_post_alloc_hook', 'slab_pre_alloc_hook.constprop.0',
+		     'slqb_flush_lifo']
+
+	def attribution(self):
+		return bench_model.attribution(
+			self.CONSOLE, fixture_lines('bench-model-pcs.log'),
+			bench_model.Symbols(open(fixture_path('bench-model-System.map'), encoding='utf-8').read()))
+
+	def test_plugin_pcs(self):
+		got = bench_model.plugin_pcs([
+			'SLQB-MODEL-PC report=1 meter=0 pc=ffffffff810e4355 insns=6144 '
+			'l1_miss=5 l2_miss=1 tlb_miss=0',
+			'SLQB-MODEL-PC report=1 meter=0 pc=zz insns=1 l1_miss=0 '
+			'l2_miss=0 tlb_miss=0',
+			'SLQB-MODEL-PC report=1 meter=1 pc=10 insns=1',
+			'SLQB-MODEL report=1 meter=0 insns=5 l1_miss=0 l2_miss=0 tlb_miss=0'])
+		self.assertEqual(got, {(1, 0): {0xffffffff810e4355: [6144, 5, 1, 0]}})
+
+	def test_symbols(self):
+		syms = bench_model.Symbols(open(fixture_path('bench-model-System.map'), encoding='utf-8').read())
+		self.assertEqual(syms.function(0xffffffff810e4355),
+				 '__kmem_cache_alloc_node')
+		# past the kernel's text, or before it: the bench module's
+		self.assertEqual(syms.function(0xffffffffa00007e0),
+				 bench_model.MODULE_FUNCTION)
+		self.assertEqual(syms.function(0x1000), bench_model.MODULE_FUNCTION)
+		self.assertEqual(bench_model.Symbols('').function(5),
+				 bench_model.MODULE_FUNCTION)
+
+	def test_attribution(self):
+		att = self.attribution()
+		self.assertEqual(set(att), {('batch-alloc', 'kmalloc-64'),
+					    ('batch-free', 'kmalloc-64')})
+		ops = 2048 * 3
+		pcs = bench_model.plugin_pcs(fixture_lines('bench-model-pcs.log'))
+		syms = bench_model.Symbols(open(fixture_path('bench-model-System.map'), encoding='utf-8').read())
+		free = [c for pc, c in pcs[(1, 1)].items()
+			if syms.function(pc) == '__kmem_cache_free']
+		want = [sum(c[i] for c in free) / ops for i in range(4)]
+		got = att[('batch-free', 'kmalloc-64')]['__kmem_cache_free']
+		for w, g in zip(want, got):
+			self.assertAlmostEqual(w, g)
+		# the free writes each object's free pointer: a miss a free
+		self.assertGreater(got[1], 0.99)
+		self.assertLess(got[1], 1.01)
+		# a report the console does not announce is not attributed
+		self.assertEqual(bench_model.attribution(
+			self.CONSOLE[:1], fixture_lines('bench-model-pcs.log'), syms), {})
+
+	def test_kinds_and_rows(self):
+		kinds = bench_model.function_kinds('/nonexistent', self.ALLOCATOR)
+		self.assertEqual(kinds['kfree'], 'allocator')
+		self.assertEqual(kinds['slab_post_alloc_hook'], 'hooks')
+		self.assertEqual(kinds['slab_pre_alloc_hook.constprop.0'], 'hooks')
+		self.assertEqual(bench_model.kind_of('memcpy', kinds), 'other')
+		self.assertEqual(bench_model.kind_of(bench_model.MODULE_FUNCTION, kinds),
+				 'bench')
+		att = self.attribution()
+		rows = {(s.metric.group, s.metric.case): s.value for s in
+			bench_model.attribution_samples(att, kinds, 'slqb', 0)}
+		free = att[('batch-free', 'kmalloc-64')]
+		self.assertAlmostEqual(rows[('own', 'batch-free')],
+				       sum(free[n][0] for n in free
+					   if kinds.get(n) == 'allocator'))
+		self.assertAlmostEqual(rows[('hooks', 'batch-alloc')],
+				       att[('batch-alloc', 'kmalloc-64')]
+				       ['slab_post_alloc_hook'][0] +
+				       att[('batch-alloc', 'kmalloc-64')]
+				       ['slab_pre_alloc_hook.constprop.0'][0])
+		text = bench_model.attribution_text({'slqb': (att, kinds)})
+		self.assertIn('batch-free kmalloc-64  (per operation', text)
+		self.assertRegex(text, r'__kmem_cache_free +65\.0 1\.00\d/')
+		# slqb_new_slab is not among the busiest, but misses: shown
+		self.assertIn('slqb_new_slab', text)
+
+	def test_own_rows_in_tables(self):
+		# exact like icount, geometric means in the summary; hooks rows
+		# (which can be 0) by arithmetic mean, and never "behind"
+		rows = bench_report.aggregate([
+			sample('k', 0, 'own', 'pair', 'kmalloc-8', 'instr/op', 4.0),
+			sample('k', 0, 'own', 'pair', 'kmalloc-64', 'instr/op', 9.0),
+			sample('k', 0, 'hooks', 'pair', 'kmalloc-8', 'instr/op', 0.0),
+			sample('k', 0, 'hooks', 'pair', 'kmalloc-64', 'instr/op', 2.0)])
+		self.assertEqual(sorted((r.metric.group, r.metric.obj, r.value)
+					for r in rows),
+				 [('hooks', 'mean', 1.0), ('own', 'geomean', 6.0)])
+		stats = bench_report.collect([
+			sample('k', 0, 'hooks', 'pair', 'kmalloc-8', 'instr/op', 9.0),
+			sample('b', 0, 'hooks', 'pair', 'kmalloc-8', 'instr/op', 1.0),
+			sample('k', 0, 'own', 'pair', 'kmalloc-8', 'instr/op', 9.0),
+			sample('b', 0, 'own', 'pair', 'kmalloc-8', 'instr/op', 1.0)])
+		self.assertEqual([m.group for m, _, _, _ in
+				  bench_report.behind_best(stats, 'k', ['b'])], ['own'])
+		table = bench_report.table_rows(stats, bench_report.Pairing(
+			['k', 'b'], ['k'], ['b']))
+		self.assertEqual([r[-1] for r in table[1:]], ['9.00', '9.00'])
+
+	def test_icount_fixed(self):
+		prep = mock.Mock(spec=['spec'])
+		for value, want in (('y', ' nokaslr'), (None, ''), ('n', '')):
+			with mock.patch.object(slqb_bench, 'config_value',
+					       lambda paths, spec, name, v=value:
+					       v if name == 'CONFIG_RANDOMIZE_BASE' else 'y'):
+				self.assertEqual(slqb_bench.icount_fixed(None, prep), want)
+
+	def test_qemu_args_pcs(self):
+		self.assertEqual(bench_model.qemu_args('/c/p.so', '/l/m.log', pcs=True),
+				 ('-plugin', 'file=/c/p.so,pcs=on', '-d', 'plugin',
+				  '-D', '/l/m.log'))
 
 
 class BenchResultTest(unittest.TestCase):
