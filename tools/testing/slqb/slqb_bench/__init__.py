@@ -745,6 +745,25 @@ def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 	return results
 
 
+def write_profile(out_dir: str, head: List[str],
+		  results: Sequence[BootResult]) -> bool:
+	"""profile.txt, after head: perf's profiles of the workloads and the
+	cache model's attribution to functions, whichever the boots have.
+	Returns whether there was anything to write."""
+	profiles = [p for r in results for p in r.parsed.profiles]
+	where = {r.kernel: (r.parsed.attribution, r.parsed.kinds)
+		 for r in results if r.parsed.attribution}
+	if not profiles and not where:
+		return False
+	text = list(head)
+	if profiles:
+		text += ['', PROFILE_HEAD, profile_text(profiles)]
+	if where:
+		text += ['', ATTRIBUTION_HEAD, model.attribution_text(where)]
+	write_text(os.path.join(out_dir, 'profile.txt'), '\n'.join(text) + '\n')
+	return True
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
 	"""slqb bench: build, boot, measure, report."""
 	variants = parse_variants(args.kernel)
@@ -795,23 +814,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	head.append(f'console logs: {", ".join(os.path.basename(r.log_path) for r in results)} '
 		    f'(in {paths.logs})')
 	summary = write_report(out_dir, head, samples, pairing, problems)
-	profiles = [p for r in results for p in r.parsed.profiles]
-	where = {r.name: (r.parsed.attribution, r.parsed.kinds) for r in results
-		 if r.parsed.attribution}
-	if profiles or where:
-		text = head[:1]
-		if profiles:
-			text += ['', PROFILE_HEAD, profile_text(profiles)]
-		if where:
-			text += ['', ATTRIBUTION_HEAD, model.attribution_text(where)]
-		write_text(os.path.join(out_dir, 'profile.txt'), '\n'.join(text) + '\n')
+	profiled = write_profile(out_dir, head[:1], results)
 	took = fmt_duration(time.monotonic() - start)
 	result = write_result(out_dir, run_id, command_line(sys.argv), date,
 			      tree, variants, took, summary)
 	print(summary, flush=True)
 	log(f'results: {out_dir} (summary.txt, table.txt, *.csv, plot.png, '
-	    f'result.rst{", profile.txt" if profiles or where else ""}); '
-	    f'total {took}')
+	    f'result.rst{", profile.txt" if profiled else ""}); total {took}')
 	log(record_hint(result, run_id))
 	return 1 if problems or not samples else 0
 

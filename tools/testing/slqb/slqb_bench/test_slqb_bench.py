@@ -975,6 +975,31 @@ class BenchAttributionTest(unittest.TestCase):
 			['k', 'b'], ['k'], ['b']))
 		self.assertEqual([r[-1] for r in table[1:]], ['9.00', '9.00'])
 
+	def test_write_profile(self):
+		att = self.attribution()
+		kinds = bench_model.function_kinds('/nonexistent', self.ALLOCATOR)
+
+		def result(kernel, attribution, profiles):
+			parsed = bench_report.Parsed([], [], [], [], True, True,
+						     profiles, attribution, kinds)
+			return slqb_bench.BootResult(kernel, 0, 'icount', parsed, [],
+						     '/l/x.log', 1.0)
+		out = os.path.join(SCRATCH.path, 'write-profile')
+		os.makedirs(out, exist_ok=True)
+		self.assertFalse(slqb_bench.write_profile(out, ['head'], [
+			result('slqb', {}, [])]))
+		self.assertFalse(os.path.exists(os.path.join(out, 'profile.txt')))
+		perf = {'name': 'churn', 'kernel': 'slub', 'busy': '100',
+			'alloc': '10', 'top': 'kfree:5'}
+		self.assertTrue(slqb_bench.write_profile(out, ['head'], [
+			result('slqb', att, []), result('slub', {}, [perf])]))
+		with open(os.path.join(out, 'profile.txt'), encoding='utf-8') as f:
+			text = f.read()
+		self.assertTrue(text.startswith('head\n'), text[:50])
+		self.assertIn(slqb_bench.PROFILE_HEAD, text)
+		self.assertIn(slqb_bench.ATTRIBUTION_HEAD, text)
+		self.assertIn('  slqb     allocator', text)
+
 	def test_icount_fixed(self):
 		prep = mock.Mock(spec=['spec'])
 		for value, want in (('y', ' nokaslr'), (None, ''), ('n', '')):
