@@ -24,7 +24,7 @@ they see what an allocator's memory access pattern costs.
 import bisect
 import os
 import re
-from typing import Dict, List, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Sequence, Set, Tuple
 
 from slqb_guest import BENCH_PAIR_RE
 from slqb_util import HARNESS_DIR, SlqbError, run
@@ -81,14 +81,10 @@ def plugin_reports(lines: Sequence[str]) -> Dict[Tuple[int, int], Dict[str, int]
 	return out
 
 
-def model_samples(console: Sequence[str], plugin: Sequence[str], kernel: str,
-		  run_no: int) -> List[Sample]:
-	"""The model rows of one boot: per case, object and meter, the misses
-	of each level per operation over all rounds, metric ('model',
-	'<meter> <level>', object, 'miss/op'). A report that the plugin did
-	not write (a boot cut short) gives no row."""
-	reports = plugin_reports(plugin)
-	out = []
+def report_meters(console: Sequence[str]) -> Iterator[Tuple[int, int, str, str, int]]:
+	"""(report, meter index, meter, object, operations over all rounds)
+	of each meter of each report that the module's console announces;
+	malformed announcements are left out."""
 	for kind, f in bench_records(console):
 		if kind != 'model':
 			continue
@@ -97,14 +93,28 @@ def model_samples(console: Sequence[str], plugin: Sequence[str], kernel: str,
 			meters = f['meters'].split(',')
 		except (KeyError, ValueError):
 			continue
+		if ops <= 0:
+			continue
 		for index, meter in enumerate(meters):
-			counts = reports.get((report, index))
-			if not counts or ops <= 0:
-				continue
-			for field, what in MODEL_FIELDS:
-				out.append(Sample(kernel, run_no, Metric(
-					'model', f'{meter} {what}', object_name(f),
-					MODEL_UNIT), counts[field] / ops))
+			yield report, index, meter, object_name(f), ops
+
+
+def model_samples(console: Sequence[str], plugin: Sequence[str], kernel: str,
+		  run_no: int) -> List[Sample]:
+	"""The model rows of one boot: per case, object and meter, the misses
+	of each level per operation over all rounds, metric ('model',
+	'<meter> <level>', object, 'miss/op'). A report that the plugin did
+	not write (a boot cut short) gives no row."""
+	reports = plugin_reports(plugin)
+	out = []
+	for report, index, meter, obj, ops in report_meters(console):
+		counts = reports.get((report, index))
+		if not counts:
+			continue
+		for field, what in MODEL_FIELDS:
+			out.append(Sample(kernel, run_no, Metric(
+				'model', f'{meter} {what}', obj, MODEL_UNIT),
+				counts[field] / ops))
 	return out
 
 
@@ -166,23 +176,15 @@ def attribution(console: Sequence[str], plugin: Sequence[str],
 	operation (PC_FIELDS order), over all rounds of that case and size."""
 	pcs = plugin_pcs(plugin)
 	out: Dict[Tuple[str, str], Dict[str, List[float]]] = {}
-	for kind, f in bench_records(console):
-		if kind != 'model':
+	for report, index, meter, obj, ops in report_meters(console):
+		by_pc = pcs.get((report, index))
+		if not by_pc:
 			continue
-		try:
-			report, ops = int(f['report']), int(f['ops']) * int(f['rounds'])
-			meters = f['meters'].split(',')
-		except (KeyError, ValueError):
-			continue
-		for index, meter in enumerate(meters):
-			by_pc = pcs.get((report, index))
-			if not by_pc or ops <= 0:
-				continue
-			funcs = out.setdefault((meter, object_name(f)), {})
-			for pc, counts in by_pc.items():
-				acc = funcs.setdefault(symbols.function(pc), [0.0] * len(PC_FIELDS))
-				for i, n in enumerate(counts):
-					acc[i] += n / ops
+		funcs = out.setdefault((meter, obj), {})
+		for pc, counts in by_pc.items():
+			acc = funcs.setdefault(symbols.function(pc), [0.0] * len(PC_FIELDS))
+			for i, n in enumerate(counts):
+				acc[i] += n / ops
 	return out
 
 
