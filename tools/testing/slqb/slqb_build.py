@@ -379,16 +379,27 @@ def run_make_logged(cmd: Sequence[str], env: Dict[str, str], log_path: str,
 	return proc.wait(), lines
 
 
+def build_targets(spec: KernelSpec, config: str,
+		  objects: Sequence[str] = ()) -> List[str]:
+	"""What make builds for spec with this .config: the objects if given,
+	else the kernel image, and the modules if the config has any. A base
+	config's modules (a distribution's thousand) are not built, since the
+	guest's workload needs none; modules_prepare makes what the harness's
+	own modules then link with (scripts/module.lds)."""
+	if objects:
+		return list(objects)
+	targets = [arch_of(spec.arch).target]
+	if re.search(r'=m$', config, re.M):
+		targets.append('modules_prepare' if spec.base_digest else 'modules')
+	return targets
+
+
 def build_kernel(paths: Paths, spec: KernelSpec, base: str,
 		 objects: Sequence[str] = ()) -> str:
 	"""Builds bzImage (and modules if any) for spec, or only the given
 	objects (paths in the tree such as mm/slqb.o); returns bzImage path."""
 	config = read_text(os.path.join(spec.build_dir(paths), '.config'))
-	# A base config's modules (a distribution's thousand) are not built:
-	# the guest's workload needs none.
-	modules = re.search(r'=m$', config, re.M) and not spec.base_digest
-	targets = list(objects) or [arch_of(spec.arch).target] + \
-		(['modules'] if modules else [])
+	targets = build_targets(spec, config, objects)
 	log_path = paths.new_log(f'build-{spec.name}')
 	write_text(log_path, f'# slqb build of {spec.name} on {base}\n')
 	log(f'build: {spec.name} ({" ".join(targets)}), log: {log_path}')

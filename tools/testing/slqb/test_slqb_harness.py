@@ -1417,6 +1417,20 @@ class FaultsBootTest(unittest.TestCase):
 				paths, prepared, BootRequest(shape=Shape(4, 2, True)))
 		return extras, calls
 
+	def test_build_targets(self):
+		spec = slqb_build.KernelSpec('slqb')
+		base = dataclasses.replace(spec, base_digest='ab')
+		mods = 'CONFIG_A=y\nCONFIG_B=m\n'
+		self.assertEqual(slqb_build.build_targets(spec, mods),
+				 ['bzImage', 'modules'])
+		self.assertEqual(slqb_build.build_targets(spec, 'CONFIG_A=y\n'),
+				 ['bzImage'])
+		# a distribution's modules are not built, but ours must link
+		self.assertEqual(slqb_build.build_targets(base, mods),
+				 ['bzImage', 'modules_prepare'])
+		self.assertEqual(slqb_build.build_targets(base, mods, ('mm/slqb.o',)),
+				 ['mm/slqb.o'])
+
 	def test_hook(self):
 		extras, calls = self.start(slqb_build.KernelSpec('slqb'))
 		self.assertEqual(calls, [('module', 'x86_64-slqb'), ('initramfs', 'faults')])
