@@ -134,8 +134,11 @@ def cmd_test(args: argparse.Namespace) -> int:
 	if args.arch != DEFAULT_ARCH:
 		only.append(group_name(args.arch))
 	groups = select_groups(only)
+	if args.boot is not None and not args.boot.strip():
+		raise SlqbError('--boot needs a boot name or a pattern such as '
+				'\'*kcsan*\'', exit_code=2)
 	ensure_packages()
-	return run_all(Paths.from_env(), args.verbose, groups)
+	return run_all(Paths.from_env(), args.verbose, groups, args.boot)
 
 
 def positive_int(text: str) -> int:
@@ -196,6 +199,10 @@ def parser() -> argparse.ArgumentParser:
 			  help='stream each guest console instead of its marker lines')
 	test.add_argument('--group', action='append', default=[], metavar='NAME',
 			  help='run only this check group (repeatable)')
+	test.add_argument('--boot', default=None, metavar='PATTERN',
+			  help='run only the boots whose names match PATTERN '
+			  '(shell-style, e.g. \'*kcsan*\'), and build only their '
+			  'kernels; the other checks of the groups still run')
 	test.add_argument('--sanitizers', action='store_true',
 			  help='build and boot the sanitizer kernels (KCSAN; '
 			  'kmemleak with UBSAN): the group sanitizers, alone '

@@ -18,12 +18,13 @@ a group that crashes.
 """
 
 import dataclasses
+import fnmatch
 import importlib
 import os
 import shutil
 import tempfile
 import traceback
-from typing import Any, Callable, Dict, List, Sequence, Set
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set
 
 from slqb_util import HARNESS_DIR, Paths, SlqbError, quote_lines
 
@@ -69,6 +70,19 @@ class Context:
 	expected: List[str] = dataclasses.field(default_factory=list)
 	# Facts groups share, worked out once (e.g. whether the tree has SLQB).
 	facts: Dict[str, Any] = dataclasses.field(default_factory=dict)
+	# `slqb test --boot PATTERN`: only the boots whose names match it (a
+	# shell-style pattern) run, and only their kernels are built.
+	boots: Optional[str] = None
+	matched: Set[str] = dataclasses.field(default_factory=set)
+
+	def wants_boot(self, name: str) -> bool:
+		"""Whether the boot called name is to run (see boots)."""
+		if self.boots is None:
+			return True
+		if fnmatch.fnmatchcase(name, self.boots):
+			self.matched.add(name)
+			return True
+		return False
 
 	def record(self, name: str, ok: bool, reason: str = '',
 		   details: str = '') -> None:
@@ -159,15 +173,22 @@ def select_groups(only: Sequence[str]) -> Dict[str, Callable[[Context], None]]:
 
 
 def run_all(paths: Paths, verbose: bool,
-	    groups: Dict[str, Callable[[Context], None]]) -> int:
-	"""Runs the groups and prints 'N passed, M failed'; 0 if none failed."""
+	    groups: Dict[str, Callable[[Context], None]],
+	    boots: Optional[str] = None) -> int:
+	"""Runs the groups and prints 'N passed, M failed'; 0 if none failed.
+	With boots, only the boots whose names match that pattern run."""
 	scratch = tempfile.mkdtemp(prefix='slqb-test.')
-	ctx = Context(paths=paths, verbose=verbose, scratch=scratch)
+	ctx = Context(paths=paths, verbose=verbose, scratch=scratch, boots=boots)
 	try:
 		for name, func in groups.items():
 			run_group(ctx, name, func)
 	finally:
 		shutil.rmtree(scratch, ignore_errors=True)
+	if boots is not None and not ctx.matched:
+		ctx.record(f'a boot matches --boot {boots}', False,
+			   f'no boot of the groups run ({", ".join(groups)}) is '
+			   f'called {boots!r}; --group picks the groups (the '
+			   'sanitizer and arch boots run on request only)')
 	if ctx.passed + ctx.failed == 0:
 		ctx.record('at least one check ran', False, 'nothing was checked')
 	print(f'{ctx.passed} passed, {ctx.failed} failed', flush=True)

@@ -590,7 +590,9 @@ def compile_nosmp(ctx: Context) -> None:
 def run_table(ctx: Context, table: Sequence[Boot],
 	      judge: Optional[Judge] = None) -> None:
 	"""Builds each kernel of table and boots it in each of its shapes;
-	judge, if given, judges every boot (see run_boot)."""
+	judge, if given, judges every boot (see run_boot). Boots that
+	`slqb test --boot` leaves out are not run, nor their kernels built."""
+	table = [b for b in table if ctx.wants_boot(b.name)]
 	for spec in kernel_specs(table):
 		boots = [b for b in table if KernelSpec(b.alloc, b.kconfig) == spec]
 		if spec.alloc == 'slqb' and not slqb_available(ctx):

@@ -38,16 +38,18 @@ PATCH_FAILURE_HINTS = (
 
 @dataclasses.dataclass
 class Patch:
-	"""One entry of patches/series."""
+	"""One entry of patches/series, or a base fix (BASE_FIXES)."""
 	name: str
 	path: str
 	strip: int = 1
+	where: str = 'patches'
 
 
 @dataclasses.dataclass
 class TreeUpdate:
 	"""What laying the series and the new files over a tree did."""
 	patches: int = 0
+	fixes: int = 0
 	overlay: int = 0
 	changed: int = 0
 	removed: int = 0
@@ -55,7 +57,8 @@ class TreeUpdate:
 	kconfig_digest: str = ''
 
 	def summary(self) -> str:
-		return (f'{self.patches} patches, {self.overlay} new files; '
+		fixes = f' (and {self.fixes} base fix(es))' if self.fixes else ''
+		return (f'{self.patches} patches{fixes}, {self.overlay} new files; '
 			f'{self.changed} files written, {self.removed} removed, '
 			f'{self.restored} restored from pristine')
 
@@ -202,6 +205,55 @@ def read_series(repo: str) -> List[Patch]:
 	return patches
 
 
+# ---------------------------------------------------------------- base fixes
+
+# Fixes to the base tree that the harness's kernels need and that are not
+# SLQB's to send: each goes into the harness's work tree before the
+# series, and only into a base tree that needs it. `slqb apply` and
+# `slqb series` leave them out.
+FIXES_DIR = os.path.join('tools', 'testing', 'slqb', 'fixes')
+
+
+def kasan_hw_tags_unbuildable(tree: str) -> Optional[str]:
+	"""Why tree cannot build KASAN's hardware tag mode for any allocator,
+	or None. Debian's 6.1.192 has the backport that makes KASAN's reports
+	call hw_suppress_tag_checks_start() from mm/kasan/report.c, but not
+	the definitions of it in mm/kasan/kasan.h and arm64's asm/memory.h."""
+	kasan = os.path.join(tree, 'mm', 'kasan')
+	try:
+		names = [n for n in os.listdir(kasan) if n.endswith(('.c', '.h'))]
+	except OSError as e:
+		return f'cannot read {kasan}: {e.strerror}'
+	texts = {name: read_text(os.path.join(kasan, name), '') for name in names}
+	used = 'hw_suppress_tag_checks_start()' in texts.get('report.c', '')
+	defined = any(re.search(r'define\s+hw_suppress_tag_checks_start\b|'
+				r'\bvoid\s+hw_suppress_tag_checks_start\s*\(', t)
+		      for t in texts.values())
+	if used and not defined:
+		return ('mm/kasan/report.c calls hw_suppress_tag_checks_start(), '
+			'which nothing in mm/kasan defines')
+	return None
+
+
+# Each fix, and the test of a base tree that says why it needs it.
+BASE_FIXES = (
+	('kasan-hw-tags-suppress-checks.patch', kasan_hw_tags_unbuildable),
+)
+
+
+def base_fixes(repo: str, tree: str) -> List[Patch]:
+	"""The fixes of BASE_FIXES that tree needs, in order."""
+	fixes = []
+	for name, needed in BASE_FIXES:
+		if not needed(tree):
+			continue
+		path = os.path.join(repo, FIXES_DIR, name)
+		if not os.path.isfile(path):
+			raise SlqbError(f'{FIXES_DIR}/{name} is missing')
+		fixes.append(Patch(name=name, path=path, where=FIXES_DIR))
+	return fixes
+
+
 def strip_path(name: str, strip: int, patch: Patch) -> str:
 	"""Applies -pN to a path from a ---/+++ line; refuses unsafe paths."""
 	parts = [p for p in name.split('/') if p]
@@ -309,7 +361,7 @@ def describe_patch_failure(patch: Patch, output: str, stage: str,
 		if m:
 			failed.append((current, m.group(1), m.group(2)))
 	said = quote_lines(output.strip().splitlines()[-8:])
-	head = f'patch patches/{patch.name} does not apply to {base}'
+	head = f'patch {patch.where}/{patch.name} does not apply to {base}'
 	tail = ('Nothing was changed: the series is tried in a staging copy first.\n'
 		f'patch(1) said:\n{said}')
 	if not failed:
@@ -346,13 +398,15 @@ def copy_file(src: str, dst: str) -> None:
 	shutil.copymode(src, dst)
 
 
-def stage_tree(base_tree: str, repo: str, stage: str, base: str) -> Dict[str, str]:
+def stage_tree(base_tree: str, repo: str, stage: str, base: str,
+	       fixes: Sequence[Patch] = ()) -> Dict[str, str]:
 	"""Builds, in stage, the desired content of every file the repo touches.
 
-	Copies base_tree's versions of the patched files, applies the series,
-	then adds the new files. Returns path -> 'file' or 'deleted'.
+	Copies base_tree's versions of the patched files, applies the fixes
+	and the series, then adds the new files. Returns path -> 'file' or
+	'deleted'.
 	"""
-	patches = read_series(repo)
+	patches = list(fixes) + read_series(repo)
 	targets = series_targets(patches)
 	for path in targets:
 		src = os.path.join(base_tree, path)
@@ -445,7 +499,8 @@ def prepare_work_tree(paths: Paths, base: str) -> TreeUpdate:
 	previous = manifest.get('files', {})
 	update = TreeUpdate()
 	with tempfile.TemporaryDirectory(prefix='stage.', dir=paths.src) as stage:
-		desired = stage_tree(paths.pristine, paths.repo, stage, base)
+		fixes = base_fixes(paths.repo, paths.pristine)
+		desired = stage_tree(paths.pristine, paths.repo, stage, base, fixes)
 		# Record the union first: if we are cut off, the next run still
 		# knows every file that may differ from pristine.
 		save_manifest(paths, stamp, {**previous, **desired})
@@ -454,6 +509,7 @@ def prepare_work_tree(paths: Paths, base: str) -> TreeUpdate:
 				  sorted(set(previous) - set(desired)), update)
 		save_manifest(paths, stamp, desired)
 	update.patches = len(read_series(paths.repo))
+	update.fixes = len(fixes)
 	update.overlay = len(overlay_files(paths.repo))
 	update.kconfig_digest = kconfig_digest(paths.work, desired)
 	return update

@@ -917,6 +917,27 @@ class QuiltPatchTest(unittest.TestCase):
 			slqb_tree.read_series(repo)
 		self.assertEqual(slqb_tree.read_series(os.path.join(SCRATCH.path, 'nothing')), [])
 
+	def test_stage_tree_fixes_first(self):
+		"""A base fix goes in before the series, which may build on it."""
+		write_tmp('fix-base/mm/f.c', 'one\n')
+		repo = os.path.join(SCRATCH.path, 'fix-repo')
+		write_tmp('fix-repo/patches/series', 's.patch\n')
+		write_tmp('fix-repo/patches/s.patch', '--- a/mm/f.c\n+++ b/mm/f.c\n'
+			  '@@ -1 +1 @@\n-two\n+three\n')
+		fix = slqb_tree.Patch('f.patch', write_tmp(
+			'fix-repo/f.patch', '--- a/mm/f.c\n+++ b/mm/f.c\n@@ -1 +1 @@\n'
+			'-one\n+two\n'), where='fixes')
+		base = os.path.join(SCRATCH.path, 'fix-base')
+		stage = os.path.join(SCRATCH.path, 'fix-stage')
+		desired = slqb_tree.stage_tree(base, repo, stage, 'base', [fix])
+		self.assertEqual(desired['mm/f.c'], 'file')
+		self.assertEqual(slqb_util.read_text(os.path.join(stage, 'mm/f.c')),
+				 'three\n')
+		stage = os.path.join(SCRATCH.path, 'fix-stage2')
+		with self.assertRaisesRegex(SlqbError, 'patch patches/s.patch does '
+					    'not apply'):
+			slqb_tree.stage_tree(base, repo, stage, 'base')
+
 	def test_kernel_version(self):
 		tree = os.path.join(SCRATCH.path, 'tree')
 		write_tmp('tree/Makefile', '# SPDX\nVERSION = 6\nPATCHLEVEL = 1\n'
@@ -1117,6 +1138,44 @@ class GroupRegistryTest(unittest.TestCase):
 		for group, func in slqb_checks.load_groups().items():
 			m = named.match(func.__module__)
 			self.assertEqual(m.group(1) or m.group(2), group.split('-')[0], group)
+
+
+class BootFilterTest(unittest.TestCase):
+	"""`slqb test --boot PATTERN`: only matching boots run, only their
+	kernels are built, and a pattern that matches nothing fails."""
+
+	def test_run_table_filters(self):
+		import slqb_group_kernels as kernels
+		table = [kernels.Boot('slqb', '2cpu-1node'),
+			 kernels.Boot('slqb', '4cpu-2node-kcsan', kconfig=('CONFIG_KCSAN=y',)),
+			 kernels.Boot('slub', '2cpu-1node-slub')]
+		ctx = slqb_checks.Context(paths=None, verbose=False, scratch='',
+					  boots='*kcsan*')
+		ctx.facts['slqb_available'] = True
+		built, booted = [], []
+		with mock.patch.object(kernels, 'slqb_available', return_value=True), \
+		     mock.patch.object(kernels, 'prepare_kernel',
+				       side_effect=lambda p, spec: built.append(spec.name) or spec), \
+		     mock.patch.object(kernels, 'run_boot',
+				       side_effect=lambda c, p, b, j: booted.append(b.name)):
+			kernels.run_table(ctx, table)
+		self.assertEqual(booted, ['4cpu-2node-kcsan'])
+		self.assertEqual(len(built), 1)
+		self.assertEqual(ctx.matched, {'4cpu-2node-kcsan'})
+		# without a pattern, every boot
+		ctx = slqb_checks.Context(paths=None, verbose=False, scratch='')
+		self.assertTrue(all(ctx.wants_boot(b.name) for b in table))
+
+	def test_no_match_fails(self):
+		groups = {'empty': lambda ctx: ctx.record('a check', True)}
+		with mock.patch('builtins.print') as out:
+			self.assertEqual(slqb_checks.run_all(None, False, groups,
+							     boots='no-such*'), 1)
+		printed = ' '.join(str(c.args[0]) for c in out.call_args_list)
+		self.assertIn('FAIL: a boot matches --boot no-such*', printed)
+		self.assertIn('1 passed, 1 failed', printed)
+		with mock.patch('builtins.print'):
+			self.assertEqual(slqb_checks.run_all(None, False, groups), 0)
 
 # ---------------------------------------------------------------- fault injection
 
@@ -1523,19 +1582,26 @@ class SanitizerTest(unittest.TestCase):
 		self.assertEqual(slqb_report.REPORTING_SUITES['kmsan'], 'KMSAN report')
 		self.assertIn('CONFIG_KASAN_HW_TAGS=y', san.KASAN_HW_TAGS.kconfig)
 
-	def test_hw_tags_buildable(self):
+	def test_hw_tags_base_fix(self):
 		"""A tree whose report.c calls hw_suppress_tag_checks_start()
-		without a definition is refused, with why; a tree with one is not."""
-		import slqb_group_sanitizers as san
+		without a definition gets the base fix, and says why; a tree
+		with one does not."""
 		tree = os.path.join(SCRATCH.path, 'hwtags')
 		SCRATCH.write('hwtags/mm/kasan/report.c',
 			      'static void s(void) { hw_suppress_tag_checks_start(); }\n')
 		SCRATCH.write('hwtags/mm/kasan/kasan.h', '#define KASAN_X 1\n')
-		self.assertIn('does not build KASAN_HW_TAGS', san.hw_tags_unbuildable(tree))
+		self.assertIn('which nothing in mm/kasan defines',
+			      slqb_tree.kasan_hw_tags_unbuildable(tree))
+		fixes = slqb_tree.base_fixes(REPO, tree)
+		self.assertEqual([f.name for f in fixes],
+				 ['kasan-hw-tags-suppress-checks.patch'])
+		self.assertTrue(os.path.isfile(fixes[0].path))
 		SCRATCH.write('hwtags/mm/kasan/kasan.h',
 			      '#define hw_suppress_tag_checks_start()\tarch_x()\n')
-		self.assertIsNone(san.hw_tags_unbuildable(tree))
-		self.assertIn('cannot read', san.hw_tags_unbuildable('/nonexistent'))
+		self.assertIsNone(slqb_tree.kasan_hw_tags_unbuildable(tree))
+		self.assertEqual(slqb_tree.base_fixes(REPO, tree), [])
+		self.assertIn('cannot read',
+			      slqb_tree.kasan_hw_tags_unbuildable('/nonexistent'))
 
 	def test_kcsan_header_functions(self):
 		import slqb_group_sanitizers as san
