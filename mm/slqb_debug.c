@@ -22,6 +22,7 @@
 #include <linux/bitmap.h>
 #include <linux/ctype.h>
 #include <linux/kasan.h>
+#include <linux/kmsan-checks.h>
 #include <linux/mm.h>
 #include <linux/poison.h>
 #include <linux/sched.h>
@@ -144,8 +145,15 @@ static void track_stack(void **stack, const struct slqb_track *t)
 	unsigned long *entries;
 	unsigned int i, nr = 0;
 
-	if (t->handle)
+	if (t->handle) {
 		nr = stack_depot_fetch(t->handle, &entries);
+		/*
+		 * lib/stackdepot.c is not instrumented: KMSAN saw neither its
+		 * store to entries nor the ones that filled the record.
+		 */
+		kmsan_unpoison_memory(&entries, sizeof(entries));
+		kmsan_unpoison_memory(entries, nr * sizeof(*entries));
+	}
 	for (i = 0; i < nr && i < KS_ADDRS_COUNT; i++)
 		stack[i] = (void *)entries[i];
 #endif
