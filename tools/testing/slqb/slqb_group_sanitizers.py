@@ -55,10 +55,18 @@ KCSAN = ('CONFIG_KCSAN=y', 'CONFIG_KCSAN_STRICT=y')
 KMEMLEAK_UBSAN = ('CONFIG_DEBUG_KMEMLEAK=y', 'CONFIG_DEBUG_KMEMLEAK_AUTO_SCAN=n',
 		  'CONFIG_UBSAN=y', 'CONFIG_UBSAN_SANITIZE_ALL=y')
 
-# stack auto-initialisation, which clang turns on by default, would hide
-# the uninitialised stack variables kmsan_test plants.
+# Stack auto-initialisation, which clang turns on by default, would hide
+# the uninitialised stack variables kmsan_test plants. Lockdep is off: with
+# DEBUG_LOCK_ALLOC, KMSAN's own shadow lookup (pfn_valid()'s
+# rcu_read_lock_sched()) calls lock_acquire(), which is instrumented and
+# looks shadow up again, without end; the stack grows down through the
+# kernel image until the CPU runs into the stores (an invalid opcode in
+# virt_to_page_or_null(), RSP inside .text, before the first console
+# line). Tracing, which lockdep brought with it, stays: kmsan_test and
+# kfence_test need tracepoints.
 KMSAN = ('CONFIG_KMSAN=y', 'CONFIG_KMSAN_KUNIT_TEST=m',
-	 'CONFIG_INIT_STACK_NONE=y')
+	 'CONFIG_INIT_STACK_NONE=y', 'CONFIG_PROVE_LOCKING=n',
+	 'CONFIG_FTRACE=y', 'CONFIG_ENABLE_DEFAULT_TRACERS=y')
 # arm64's KASAN boots (slqb_group_arch), in the hardware tag-based mode:
 # MTE, and what tinyconfig leaves out that MTE depends on. Under QEMU 7.2's
 # TCG, with Debian's 6.1.192 and its base fix, SLUB's kernel as well as
@@ -83,10 +91,7 @@ SANITIZER_BOOTS = [
 	     stress=STRESS, timeout=SANITIZER_TIMEOUT, kconfig=KMEMLEAK_UBSAN,
 	     selftests=True, append=SELFTESTS + ' ' + params(kmemleak=1)),
 	# KMSAN takes two thirds of memory for its metadata: two nodes
-	# leave the guest about 340 MiB. On Debian's 6.1.192 with clang 14
-	# these kernels fault in KMSAN's shadow lookup before the first
-	# console line under QEMU 7.2, SLUB's as well as SLQB's: the boots
-	# time out until the base tree or the compiler changes.
+	# leave the guest about 340 MiB.
 	Boot('slqb', '2cpu-2node-kmsan', cpus=2, nodes=2, stress=STRESS_SLOW,
 	     timeout=SANITIZER_TIMEOUT, kconfig=KMSAN),
 	Boot('slqb', '2cpu-2node-kmsan-test', cpus=2, nodes=2, mode='modules',
