@@ -30,7 +30,7 @@ SELFTEST_MODULES = ('lib/test_meminit.ko', 'lib/test_xarray.ko')
 # Test modules that report bugs on purpose, loaded only by boots that name
 # them (slqbtest.load=NAME) and judge their reports.
 EXTRA_MODULES = ('lib/test_slqb_debug.ko', 'mm/kfence/kfence_test.ko',
-		 'mm/kasan/kasan_test.ko')
+		 'mm/kasan/kasan_test.ko', 'mm/kmsan/kmsan_test.ko')
 
 class CpioList:
 	"""Builds a gen_init_cpio list; parent directories come by themselves."""

@@ -1582,6 +1582,24 @@ class SanitizerTest(unittest.TestCase):
 		self.assertEqual(slqb_report.REPORTING_SUITES['kmsan'], 'KMSAN report')
 		self.assertIn('CONFIG_KASAN_HW_TAGS=y', san.KASAN_HW_TAGS.kconfig)
 
+	def test_loaded_modules_are_packed(self):
+		"""Every module a boot loads (slqbtest.load=) is one the
+		initramfs packs: kmsan_test was not, and its boot could only
+		fail."""
+		import slqb_group_arch as arch
+		import slqb_group_kernels as kernels
+		import slqb_group_sanitizers as san
+		packed = {os.path.basename(m)[:-3] for m in slqb_initramfs.EXTRA_MODULES}
+		boots = (kernels.BOOTS + kernels.PEER_BOOTS + san.SANITIZER_BOOTS +
+			 [san.KASAN_HW_TAGS] + [b for t in arch.ARCH_KASAN.values() for b in t])
+		loaded = set()
+		for boot in boots:
+			for word in boot.append.split():
+				if word.startswith('slqbtest.load='):
+					loaded.update(word.split('=', 1)[1].split(','))
+		self.assertIn('kmsan_test', loaded)
+		self.assertEqual(sorted(loaded - packed), [])
+
 	def test_hw_tags_base_fix(self):
 		"""A tree whose report.c calls hw_suppress_tag_checks_start()
 		without a definition gets the base fix, and says why; a tree
