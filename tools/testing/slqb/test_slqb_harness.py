@@ -1551,6 +1551,14 @@ KCSAN_ELSEWHERE = [
 	'[   40.1] BUG: KCSAN: data-race in atime_needs_update / touch_atime',
 	'[   40.1] write to 0xffff888003d2e9a0 of 8 bytes by task 80 on cpu 2:',
 ]
+KMSAN_ELSEWHERE = [
+	'[  222.1] BUG: KMSAN: uninit-value in ip_send_unicast_reply+0x12d5/0x138b',
+	'[  222.1]  ip_send_unicast_reply+0x12d5/0x138b',
+	'[  222.1]  slqb_new_slab+0x353/0x11a7',
+]
+KMSAN_OURS = [
+	'[   51.0] BUG: KMSAN: uninit-value in track_stack+0x1bc/0x225',
+]
 KCSAN_OURS = [
 	'[   41.2] BUG: KCSAN: data-race in slqb_trim.constprop.0+0x5a/0x200 / '
 	'kmem_cache_free+0x11/0x40',
@@ -1558,7 +1566,8 @@ KCSAN_OURS = [
 
 
 class SanitizerTest(unittest.TestCase):
-	"""The sanitizers group: whose KCSAN reports fail, kmemleak's count."""
+	"""The sanitizers group: whose KCSAN and KMSAN reports fail,
+	kmemleak's count."""
 
 	def test_reports_are_classified(self):
 		classify = slqb_report.classify
@@ -1623,10 +1632,12 @@ class SanitizerTest(unittest.TestCase):
 
 	def test_kcsan_header_functions(self):
 		import slqb_group_sanitizers as san
-		self.assertEqual(san.kcsan_functions(KCSAN_OURS[0]),
+		self.assertEqual(san.report_functions(KCSAN_OURS[0]),
 				 ['slqb_trim', 'kmem_cache_free'])
-		self.assertEqual(san.kcsan_functions('BUG: KCSAN: data-race in f'), ['f'])
-		self.assertEqual(san.kcsan_functions(KCSAN_ELSEWHERE[2]), [])
+		self.assertEqual(san.report_functions('BUG: KCSAN: data-race in f'), ['f'])
+		self.assertEqual(san.report_functions(KCSAN_ELSEWHERE[2]), [])
+		self.assertEqual(san.report_functions(KMSAN_ELSEWHERE[0]),
+				 ['ip_send_unicast_reply'])
 
 	def test_slqb_functions_come_from_slqb_objects(self):
 		import slqb_group_sanitizers as san
@@ -1647,16 +1658,17 @@ class SanitizerTest(unittest.TestCase):
 		with self.assertRaisesRegex(SlqbError, 'no SLQB objects'):
 			san.slqb_functions(os.path.join(SCRATCH.path, 'no-build'))
 
-	def judged(self, lines, kconfig=('CONFIG_KCSAN=y',)):
+	def judged(self, lines, label='KCSAN report'):
 		import slqb_group_kernels as kernels
 		import slqb_group_sanitizers as san
-		boot = kernels.Boot('slqb', 'k', kconfig=kconfig)
+		boot = kernels.Boot('slqb', 'k')
 		outcome = slqb_boot.BootOutcome(
 			log_path='c.log', run=guest_run(lines), verdict='PASS',
 			findings=slqb_report.find_bad_reports(lines),
 			ktap=slqb_report.KtapReport(), errors=[])
 		ctx = CheckRecorder()
-		allowed = san.kcsan_elsewhere(frozenset({'slqb_trim', 'kmem_cache_free'}))
+		allowed = san.reports_elsewhere(
+			frozenset({'slqb_trim', 'kmem_cache_free', 'track_stack'}), label)
 		with mock.patch('builtins.print'):
 			kernels.judge_pass(ctx, boot, outcome, None, allowed)
 		return ctx.results['slqb k: no bad kernel reports']
@@ -1668,6 +1680,15 @@ class SanitizerTest(unittest.TestCase):
 		self.assertIn('slqb_trim.constprop.0', failure)
 		# Any other report still fails.
 		self.assertIn('kernel BUG', self.judged(['kernel BUG at mm/slqb.c:10!']))
+
+	def test_kmsan_reports_fail_only_in_slqb(self):
+		self.assertIsNone(self.judged(KMSAN_ELSEWHERE, 'KMSAN report'))
+		failure = self.judged(KMSAN_ELSEWHERE + KMSAN_OURS, 'KMSAN report')
+		self.assertIn('track_stack+0x1bc', failure)
+		# a KCSAN report is not excused in a KMSAN boot, nor the reverse
+		self.assertIn('atime_needs_update',
+			      self.judged(KCSAN_ELSEWHERE, 'KMSAN report'))
+		self.assertIn('ip_send_unicast_reply', self.judged(KMSAN_ELSEWHERE))
 
 	def test_kmemleak_count(self):
 		import slqb_group_sanitizers as san
