@@ -205,8 +205,9 @@ def parser() -> argparse.ArgumentParser:
 			  'kernels; the other checks of the groups still run')
 	test.add_argument('--sanitizers', action='store_true',
 			  help='build and boot the sanitizer kernels (KCSAN; '
-			  'kmemleak with UBSAN): the group sanitizers, alone '
-			  'unless --group names others')
+			  'kmemleak with UBSAN; KMSAN; KASAN hardware tags on '
+			  'arm64): the group sanitizers, alone unless --group '
+			  'names others')
 	test.add_argument('--arch', choices=list(ARCHES), default=DEFAULT_ARCH,
 			  help='boot SLQB on this architecture: its group arch-NAME, '
 			  'instead of the x86_64 groups unless --group names them '
