@@ -229,17 +229,25 @@ static __always_inline struct slab *object_slab(const void *x)
 	return folio_slab(folio);
 }
 
+/* The bytes of @slab that its objects take, for in_slab(). */
+static __always_inline unsigned long slab_span(const struct kmem_cache *s,
+					       const struct slab *slab)
+{
+	return (unsigned long)slab->objects * s->size;
+}
+
 /*
- * Whether @x is in @slab, whose objects start at @base: one compare, where
- * object_slab() takes a page lookup. A KFENCE object never is. @base is
- * slab_address()'s, untagged; @x may carry a KASAN software tag.
+ * Whether @x is in the slab whose objects start at @base and take @span
+ * bytes (slab_span()): one compare, where object_slab() takes a page lookup.
+ * A KFENCE object never is. @base is slab_address()'s, untagged; @x may
+ * carry a KASAN software tag. A walk computes @span once, before its loop:
+ * the compiler cannot always tell that the loop's stores leave the cache
+ * and the slab alone, and would read both and multiply for each object.
  */
-static __always_inline bool in_slab(const struct kmem_cache *s,
-				    const struct slab *slab, const void *base,
+static __always_inline bool in_slab(const void *base, unsigned long span,
 				    const void *x)
 {
-	return (unsigned long)(kasan_reset_tag(x) - base) <
-	       (unsigned long)slab->objects * s->size;
+	return (unsigned long)(kasan_reset_tag(x) - base) < span;
 }
 
 /* The slabs of a list */
@@ -321,10 +329,10 @@ static __always_inline void *chain_run(struct kmem_cache *s,
 				       void **tail, unsigned int *run)
 {
 	void *base = slab_address(slab), *next;
+	unsigned long span = slab_span(s, slab);
 
 	(*run)++;
-	while ((next = get_freepointer(s, head)) &&
-	       in_slab(s, slab, base, next)) {
+	while ((next = get_freepointer(s, head)) && in_slab(base, span, next)) {
 		head = next;
 		(*run)++;
 	}
@@ -1382,6 +1390,7 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 	void *object = p[--size], *base, *head;
 	struct folio *folio = virt_to_folio(object);
 	unsigned int misses = 0;
+	unsigned long span;
 	size_t end = size + 1, i = size;
 	bool init;
 
@@ -1406,10 +1415,11 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 	}
 
 	base = slab_address(run->slab);
+	span = slab_span(run->s, run->slab);
 	while (i && misses < SLQB_RUN_LOOKAHEAD) {
 		void *x = p[--i];
 
-		if (!in_slab(run->s, run->slab, base, x)) {
+		if (!in_slab(base, span, x)) {
 			misses++;
 			continue;
 		}
@@ -1436,7 +1446,8 @@ static __always_inline size_t take_run(struct kmem_cache *s, size_t size,
 	/* The first object linked is the run's last, unless it was dropped. */
 	run->tail = p[size];
 	if ((IS_ENABLED(CONFIG_KASAN) ||
-	     IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED)) && run->nr)
+	     IS_ENABLED(CONFIG_SLAB_FREELIST_HARDENED)) &&
+	    unlikely(!run->tail) && run->nr)
 		for (i = size; !run->tail; )
 			run->tail = p[++i];
 	return size;
