@@ -194,19 +194,25 @@ def judge(run: GuestRun, req: BootRequest, log_path: str) -> BootOutcome:
 		errors.append(f'QEMU was stopped after its timeout '
 			      f'({fmt_duration(run.elapsed)}): {what}. Last console lines:\n'
 			      f'{quote_lines(lines[-15:])}\nFull console log: {log_path}')
+	if run.vm_stopped:
+		errors.append(f'QEMU stopped the VM: "{run.vm_stopped}"; it was '
+			      f'stopped at once rather than left to its timeout. '
+			      f'Last console lines:\n{quote_lines(lines[-15:])}\n'
+			      f'Full console log: {log_path}')
 	findings = find_bad_reports(lines)
 	errors.extend(describe_finding(lines, f, log_path) for f in findings)
 	ktap = parse_ktap(lines)
 	if ktap.failures() or ktap.incomplete:
 		errors.append(describe_ktap_failures(lines, ktap, log_path))
-	if req.mode != 'shell' and not run.timed_out:
+	if req.mode != 'shell' and not run.timed_out and not run.vm_stopped:
 		if verdict == 'FAIL':
 			errors.append(describe_guest_failure(lines, detail, log_path))
 		elif verdict is None:
 			errors.append(f'the guest never printed its verdict (QEMU exit '
 				      f'status {run.returncode}). Last console lines:\n'
 				      f'{quote_lines(lines[-15:])}\nFull console log: {log_path}')
-	if run.returncode not in (0, None) and not run.timed_out:
+	if run.returncode not in (0, None) and not run.timed_out and \
+	   not run.vm_stopped:
 		errors.append(f'QEMU exited with status {run.returncode}. Last lines:\n'
 			      f'{quote_lines(lines[-10:])}\nFull console log: {log_path}')
 	return BootOutcome(log_path=log_path, run=run, verdict=verdict,

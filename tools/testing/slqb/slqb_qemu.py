@@ -7,6 +7,7 @@ grace period to power off before it is stopped.
 """
 
 import dataclasses
+import re
 import subprocess
 import sys
 import time
@@ -24,6 +25,13 @@ MAX_NODES = 8
 HOTPLUG_SLOTS = 4
 HOTPLUG_MAXMEM = '4G'
 VERDICT_GRACE_S = 60	# from the verdict line to QEMU's exit
+# QEMU's own line when KVM cannot go on (an instruction its emulator lacks,
+# say): QEMU dumps the registers and then waits, with the VM stopped, for a
+# monitor that is not there. Nothing more will come. Not anchored: SeaBIOS's
+# escape sequences may be left at the start of the line.
+VM_STOPPED_RE = re.compile(r'KVM internal error\b|KVM: entry failed\b|'
+			   r'error: kvm run failed\b')
+VM_STOPPED_GRACE_S = 3	# for the register dump that follows that line
 TERMINAL_RESET = '\x1b[?7h\x1b[0m'	# line wrap on, attributes off
 
 
@@ -165,6 +173,7 @@ class GuestRun:
 	returncode: Optional[int]
 	timed_out: bool
 	elapsed: float
+	vm_stopped: Optional[str] = None	# the VM_STOPPED_RE line, if any
 
 
 def run_guest(cmd: Sequence[str], log_path: str, timeout: Optional[float],
@@ -180,6 +189,7 @@ def run_guest(cmd: Sequence[str], log_path: str, timeout: Optional[float],
 	splitter = LineSplitter()
 	start = time.monotonic()
 	limit = [start + timeout if timeout else None]
+	stopped: List[str] = []
 	stdin = None if console == 'interactive' else subprocess.DEVNULL
 	try:
 		proc = subprocess.Popen(list(cmd), stdin=stdin, stdout=subprocess.PIPE,
@@ -204,6 +214,11 @@ def run_guest(cmd: Sequence[str], log_path: str, timeout: Optional[float],
 				if VERDICT_RE.search(line):
 					grace = time.monotonic() + VERDICT_GRACE_S
 					limit[0] = min(limit[0] or grace, grace)
+				elif not stopped and VM_STOPPED_RE.search(line):
+					at = VM_STOPPED_RE.search(line).start()
+					stopped.append(line[at:].strip())
+					grace = time.monotonic() + VM_STOPPED_GRACE_S
+					limit[0] = min(limit[0] or grace, grace)
 		finished = False
 		try:
 			finished = pump(proc, take, lambda: limit[0])
@@ -214,4 +229,6 @@ def run_guest(cmd: Sequence[str], log_path: str, timeout: Optional[float],
 		sys.stdout.write(TERMINAL_RESET)	# SeaBIOS turns line wrap off
 		sys.stdout.flush()
 	return GuestRun(lines=lines, returncode=proc.returncode,
-			timed_out=not finished, elapsed=time.monotonic() - start)
+			timed_out=not finished and not stopped,
+			elapsed=time.monotonic() - start,
+			vm_stopped=stopped[0] if stopped else None)

@@ -287,6 +287,16 @@ class JudgeTest(unittest.TestCase):
 		outcome = self.judge(guest_run(self.PASS[:2], None, True), mode='shell')
 		self.assertIn('the shell session was still open', outcome.errors[0])
 
+	def test_vm_stopped(self):
+		lines = fixture_lines('kvm-internal-error.log')
+		run = dataclasses.replace(guest_run(lines, -15),
+					  vm_stopped='KVM internal error. Suberror: 1')
+		outcome = self.judge(run)
+		self.assertEqual(len(outcome.errors), 1)
+		self.assertIn('QEMU stopped the VM: "KVM internal error. '
+			      'Suberror: 1"', outcome.errors[0])
+		self.assertIn('Code=', outcome.errors[0])
+
 	def test_shell_needs_no_verdict(self):
 		self.assertTrue(self.judge(guest_run(self.PASS[:2]), mode='shell').ok)
 
@@ -694,6 +704,30 @@ class ShapeTest(unittest.TestCase):
 			       bzimage='bz', initrd='rd', nr_cpus=8)
 		self.assertTrue(kernel_cmdline(arm, BootRequest(shape=Shape()))
 				.startswith('console=ttyAMA0 '))
+
+
+class RunGuestTest(unittest.TestCase):
+	"""slqb_qemu.run_guest, on a process that behaves as QEMU does."""
+
+	def test_vm_stopped_ends_the_run(self):
+		# QEMU, after "KVM internal error", dumps the registers and waits:
+		# the run must end there, not at its timeout.
+		fixture = fixture_path('kvm-internal-error.log')
+		log_path = os.path.join(SCRATCH.path, 'vm-stopped.log')
+		run = slqb_qemu.run_guest(['sh', '-c', f'cat {fixture}; exec sleep 120'],
+					  log_path, 60, 'markers')
+		logged = slqb_util.read_text(log_path, '')
+		self.assertEqual(run.vm_stopped, 'KVM internal error. Suberror: 1')
+		self.assertFalse(run.timed_out)
+		self.assertTrue(run.lines[-1].startswith('Code='))
+		self.assertIn('Suberror: 1', logged)
+
+	def test_plain_exit(self):
+		run = slqb_qemu.run_guest(['sh', '-c', 'echo SLQB-GUEST: PASS'],
+					  os.path.join(SCRATCH.path, 'exit.log'), 60,
+					  'markers')
+		self.assertEqual((run.vm_stopped, run.timed_out, run.returncode),
+				 (None, False, 0))
 
 
 class BootHookTest(unittest.TestCase):
