@@ -140,6 +140,9 @@ STAT_CASES = 'pair,batch,bulk,allcpu,remote,node,rcu'
 # where nested virtualisation is missing, /dev/kvm can exist and a boot
 # with the host's CPU model abort or hang).
 ACCELS = ('auto', 'tcg', 'kvm')
+# A sys-icount boot runs every workload on one vCPU, each second of guest
+# time a billion instructions on one TCG thread: several times a micro boot.
+SYS_ICOUNT_TIMEOUT_FACTOR = 3
 KVM_DEVICE = '/dev/kvm'
 KVM_PROBE_TIMEOUT_S = 240
 PROFILE_HEAD = ('--profile: per workload and kernel, over all runs, the busy '
@@ -308,6 +311,9 @@ def check_args(args: argparse.Namespace) -> None:
 	if args.profile and args.counters:
 		raise SlqbError('--profile adds a step to the comparison\'s boots; '
 				'--counters runs boots of its own', exit_code=2)
+	if args.counters and args.icount_sys:
+		raise SlqbError('--icount-sys adds boots to the comparison; '
+				'--counters runs boots of its own', exit_code=2)
 	if args.counters and args.accel != 'auto':
 		raise SlqbError('--counters boots under TCG; it does not go with '
 				'--accel', exit_code=2)
@@ -442,6 +448,14 @@ def bench_append(plan: Plan, workloads: str, cases: Optional[str],
 			     plan.sys_reps)
 
 
+def sys_icount_workloads(plan: Plan) -> str:
+	"""The workloads of a sys-icount boot: the plan's, without the micro
+	cases (the icount boot has them) and the profile (perf's samples would
+	count instructions too)."""
+	return ','.join(w for w in plan.workloads.split(',')
+			if w not in ('micro', 'profile'))
+
+
 def boot_group(icount: bool, arch: str) -> str:
 	"""The group of a boot's micro rows: 'icount', 'icount-arm64' (an
 	icount boot of another architecture) or 'tcg'."""
@@ -453,16 +467,18 @@ def boot_group(icount: bool, arch: str) -> str:
 def boot_bench(paths: Paths, prepared: Prepared, name: str, run_no: int,
 	       shape: Shape, append: str, icount: bool, timeout: float,
 	       verbose: bool, kvm: bool = False,
-	       plugin: Optional[str] = None, pcs: bool = False) -> BootResult:
+	       plugin: Optional[str] = None, pcs: bool = False,
+	       group: Optional[str] = None) -> BootResult:
 	"""Boots prepared in bench mode (the boot path of every boot, with the
 	bench's parameters) and parses its console; kvm: under KVM; plugin:
-	with the cache model (see model.py), whose rows join the boot's."""
+	with the cache model (see model.py), whose rows join the boot's;
+	group: the boot's group if not boot_group()'s ('sys-icount')."""
 	model_log = paths.new_log(f'bench-{name}-model') if plugin else ''
 	req = BootRequest(shape=shape, mode='bench', stress=0, append=append,
 			  timeout=timeout, console='stream' if verbose else 'markers',
 			  icount=icount, kvm=kvm,
 			  qemu_extra=model.qemu_args(plugin, model_log, pcs) if plugin else ())
-	group = boot_group(icount, prepared.spec.arch)
+	group = group or boot_group(icount, prepared.spec.arch)
 	log(f'bench: {name} run {run_no + 1}, {group}')
 	outcome = boot_kernel(paths, prepared, req, name=name,
 			      log_name=f'bench-{name}-{shape.label()}-{group}')
@@ -563,7 +579,8 @@ def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 		 plan: Plan, quick: bool, base: str,
 		 arm64: bool = False, date: str = '',
 		 base_config: str = '', accel: str = 'TCG',
-		 cache_model: bool = False) -> List[str]:
+		 cache_model: bool = False,
+		 icount_sys: bool = False) -> List[str]:
 	"""What the run was, for the top of the report."""
 	lines = [f'slqb bench{" --quick" if quick else ""}: {date or report_date()}, '
 		 f'{base}, {runs} run(s), tcg shape {shape.describe()}; '
@@ -585,6 +602,14 @@ def header_lines(variants: Sequence[Variant], shape: Shape, runs: int,
 	lines.append(f'micro: sizes {plan.sizes} + cache-200, {plan.rounds} rounds '
 		     f'(median), pair x{plan.loops}, N={plan.objs}, rcu x{plan.rcu_objs}')
 	lines += textwrap.wrap(wall_clock_note(accel), 76)
+	if icount_sys:
+		lines += textwrap.wrap(
+			'sys-icount rows: the workloads alone in a 1-vCPU boot '
+			'under -icount, where a guest second is 10^9 guest '
+			'instructions (an idle vCPU skips ahead): work per '
+			'instruction, exact, with neither MTTCG modes nor misses '
+			'in it; the second CPU\'s remote frees are not in it '
+			'either.', 76)
 	lines += textwrap.wrap(
 		"Cells: median ±spread ((max-min)/median over runs). Ratios: "
 		"subject/baseline of the medians; '~': the same-run ratios fall "
@@ -721,6 +746,7 @@ def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 	results = []
 	plugin = getattr(args, 'plugin', None)
 	icount_append = bench_append(plan, 'micro', ICOUNT_CASES, model=bool(plugin))
+	sys_icount_append = bench_append(plan, sys_icount_workloads(plan), None)
 	arm64_append = bench_append(plan, 'micro', ARM64_ICOUNT_CASES, serial=True)
 	tcg_append = bench_append(plan, plan.workloads, None)
 	for run_no in range(runs):
@@ -739,6 +765,12 @@ def run_boots(paths: Paths, prepared: Dict[str, Prepared], names: List[str],
 						paths, arm64[name], name, run_no,
 						ARM64_ICOUNT_SHAPE, arm64_append + own, True,
 						args.timeout, args.verbose))
+				if args.icount_sys:
+					results.append(boot_bench(
+						paths, prepared[name], name, run_no, Shape(1, 1),
+						sys_icount_append + fixed + own, True,
+						args.timeout * SYS_ICOUNT_TIMEOUT_FACTOR,
+						args.verbose, group='sys-icount'))
 			results.append(boot_bench(paths, prepared[name], name, run_no,
 						  shape, tcg_append + own, False,
 						  args.timeout, args.verbose, kvm))
@@ -810,7 +842,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	date = report_date()
 	head = header_lines(variants, shape, runs, plan, args.quick, base,
 			    bool(arm64), date, args.base_config or '', accel,
-			    bool(args.plugin))
+			    bool(args.plugin), args.icount_sys)
 	head.append(f'console logs: {", ".join(os.path.basename(r.log_path) for r in results)} '
 		    f'(in {paths.logs})')
 	summary = write_report(out_dir, head, samples, pairing, problems)
@@ -1130,6 +1162,13 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 		       'functions (the prof rows); and, with --model, attribute '
 		       'each micro case\'s instructions and misses to functions '
 		       '(the own and hooks rows, and profile.txt)')
+	p.add_argument('--icount-sys', action='store_true',
+		       help='in the icount runs, also boot each kernel with 1 '
+		       'vCPU under -icount for the system workloads alone: '
+		       'the sys-icount rows, each workload\'s rate per 10^9 '
+		       'guest instructions (exact; no MTTCG mode moves them, '
+		       'and they are blind to misses); about 10 minutes a '
+		       'kernel with --quick')
 	p.add_argument('--verbose', action='store_true',
 		       help='stream the guest consoles')
 	p.set_defaults(func=cmd_bench)

@@ -82,6 +82,7 @@ def check_refusals(ctx: Context) -> None:
 		 (['--kernel', 'slqb'], 'expected NAME=ALLOC'),
 		 (['--baseline', 'nosuch'], 'not a kernel of this run'),
 		 (['--profile', '--counters'], '--counters runs boots of its own'),
+		 (['--icount-sys', '--counters'], '--icount-sys adds boots'),
 		 (['--base-config', '/nonexistent/slqb.config'], 'cannot read it'),
 		 (['--base-config', '/nonexistent/slqb.config', '--icount-arm64'],
 		  'leave out --icount-arm64')]

@@ -13,7 +13,10 @@ thread under -icount: the guest instructions both CPUs ran per operation,
 to about 0.1%), 'tcg' (micro cases under multi-threaded TCG: wall-clock ns per
 operation, the median of a boot's rounds), 'tcg-min' (the same, the fastest
 round), 'tcg-cycles', 'sys' (system workloads, the median of a boot's repeats),
-'sys-best' (their best repeat), 'prof' (with --profile: the allocator's
+'sys-best' (their best repeat), 'sys-icount' (with --icount-sys: the same
+workloads in a 1-vCPU boot under -icount, where a guest second is 10^9
+guest instructions, idle time aside: the median repeat, a rate per
+instruction rather than per second), 'prof' (with --profile: the allocator's
 share of a workload's busy cpu-clock samples), 'loc' (where the batch and
 bulk cases' objects lay, from the icount boot: distinct pages and slabs
 per 1000 consecutive allocations, the median distance between
@@ -48,6 +51,10 @@ TCG_NOTE = ('Absolute times under TCG (QEMU without KVM) mean little: only '
 
 # Groups of instruction counts: exact (icount) or nearly so (icount-arm64).
 ICOUNT_GROUPS = ('icount', 'icount-arm64')
+# Boots under -icount, whose numbers are exact and whose memory readings are
+# not those of the workload boots: the micro cases' and the workloads' in
+# instruction time (sys-icount, see sys_samples()).
+EXACT_GROUPS = ICOUNT_GROUPS + ('sys-icount',)
 # The attribution's instruction counts (model.attribution_samples()).
 ATTRIBUTION_GROUPS = ('own', 'hooks')
 # Units whose bigger values are better; everything else: lower is better.
@@ -155,12 +162,20 @@ def locality_samples(kernel: str, run: int, fields: Dict[str, str]) -> List[Samp
 		for field, what, unit in LOCALITY_FIELDS]
 
 
-def sys_samples(kernel: str, run: int, fields: Dict[str, str]) -> List[Sample]:
+def sys_samples(kernel: str, run: int, fields: Dict[str, str],
+		icount: bool = False) -> List[Sample]:
 	"""The samples of one sys line: the median of the boot's repeats of
 	the workload ('sys') and, when it ran more than once, the best repeat
 	('sys-best': the shortest time or the highest rate, the fast MTTCG
-	mode, as tcg-min is for the micro cases)."""
+	mode, as tcg-min is for the micro cases). icount: a line of the
+	sys-icount boot, whose guest clock counts instructions (-icount
+	shift=0 with one vCPU: a nanosecond per instruction, and an idle vCPU
+	skips ahead to its next timer): its median only, as 'sys-icount', a
+	count of work per 10^9 instructions that no MTTCG mode moves."""
 	name, unit = fields['name'], fields['unit']
+	if icount:
+		return [Sample(kernel, run, Metric('sys-icount', name, '', unit),
+			       float(fields['value']))]
 	out = [Sample(kernel, run, Metric('sys', name, '', unit), float(fields['value']))]
 	if 'best' in fields and int(fields.get('reps', '1')) > 1:
 		out.append(Sample(kernel, run, Metric('sys-best', name, '', unit),
@@ -182,23 +197,26 @@ def prof_samples(kernel: str, run: int, fields: Dict[str, str]) -> List[Sample]:
 def parse_console(lines: Sequence[str], kernel: str, run: int,
 		  group: str) -> Parsed:
 	"""The samples of one bench boot; group is 'icount', 'icount-arm64'
-	or 'tcg' for its micro lines. Malformed lines are ignored (a console can interleave)."""
+	or 'tcg' for its micro lines, or 'sys-icount' for a boot that ran only
+	the workloads under -icount. Malformed lines are ignored (a console can interleave)."""
 	out = Parsed([], [], [], [], False, False)
 	for kind, f in bench_records(lines):
 		try:
 			if kind == 'micro':
-				out.samples += micro_samples(kernel, run, group, f)
+				if group != 'sys-icount':	# it runs none
+					out.samples += micro_samples(kernel, run, group, f)
 			elif kind == 'sys':
-				out.samples += sys_samples(kernel, run, f)
+				out.samples += sys_samples(kernel, run, f,
+							   group == 'sys-icount')
 			elif kind == 'locality' and group == 'icount':
 				# one CPU, exact: the same objects every run
 				out.samples += locality_samples(kernel, run, f)
 			elif kind == 'prof':
 				out.samples += prof_samples(kernel, run, f)
 				out.profiles.append(dict(f, kernel=kernel))
-			elif kind == 'mem' and group not in ICOUNT_GROUPS:
-				# icount boots run the micro cases only: their memory
-				# readings are not those of the workload boots
+			elif kind == 'mem' and group not in EXACT_GROUPS:
+				# the icount boots' memory readings are not those
+				# of the workload boots
 				for field, unit in MEM_FIELDS:
 					out.samples.append(Sample(kernel, run, Metric(
 						'mem', f'{field} {f["stage"]}', '', unit),
@@ -307,7 +325,8 @@ def ratio(subject: Summary, baseline: Summary) -> Optional[Ratio]:
 
 
 GROUP_ORDER = ('icount', 'icount-arm64', 'tcg', 'tcg-min', 'tcg-cycles', 'loc',
-	       'model', 'own', 'hooks', 'sys', 'sys-best', 'prof', 'mem')
+	       'model', 'own', 'hooks', 'sys', 'sys-best', 'sys-icount', 'prof',
+	       'mem')
 
 
 def collect(samples: Iterable[Sample]) -> Dict[Metric, Dict[str, Summary]]:
@@ -397,7 +416,7 @@ def table_rows(stats: Dict[Metric, Dict[str, Summary]],
 				   if s else '-')
 		for subj, base in pairing.columns():
 			r = ratio(per[subj], per[base]) if subj in per and base in per else None
-			exact = metric.group in ICOUNT_GROUPS + ATTRIBUTION_GROUPS
+			exact = metric.group in EXACT_GROUPS + ATTRIBUTION_GROUPS
 			row.append(r.text(exact) if r else '-')
 		rows.append(row)
 	return rows

@@ -101,6 +101,23 @@ class BenchConsoleTest(unittest.TestCase):
 				       ('sys iperf3-tcp', 'Mbit/s', 1982.0),
 				       ('sys-best iperf3-tcp', 'Mbit/s', 2400.0)])
 
+	def test_sys_icount_console(self):
+		"""A sys-icount boot gives only its workloads' medians, as
+		sys-icount rows; its micro and memory lines count for nothing."""
+		parsed = bench_report.parse_console(self.lines, 'slqb', 0, 'sys-icount')
+		got = [(s.metric.label, s.metric.unit, s.metric.better, s.value)
+		       for s in parsed.samples]
+		self.assertEqual(got, [
+			('sys-icount hackbench-proc-sock', 's', 'lower', 0.866),
+			('sys-icount iperf3-tcp', 'Mbit/s', 'higher', 1982.0)])
+		# exact: one run each gives a plain ratio, no '?'
+		stats = bench_report.collect(
+			parsed.samples + bench_report.parse_console(
+				self.lines, 'slub', 0, 'sys-icount').samples)
+		pairing = bench_report.Pairing(['slqb', 'slub'], ['slqb'], ['slub'])
+		rows = bench_report.table_rows(stats, pairing)
+		self.assertEqual([r[-1] for r in rows[1:]], ['1.00', '1.00'])
+
 	def test_locality_lines(self):
 		"""A locality line gives three 'loc' samples, from the x86 icount
 		boot only, and the summary takes their geomean over sizes."""
@@ -597,7 +614,8 @@ class BenchVariantTest(unittest.TestCase):
 
 	def test_params_reach_only_their_kernels_boots(self):
 		args = mock.Mock(cpus=2, nodes=1, icount_runs=1, timeout=60,
-				 verbose=False, plugin='/p/slqb-cache.so', profile=True)
+				 verbose=False, plugin='/p/slqb-cache.so', profile=True,
+				 icount_sys=False)
 		seen = []
 
 		def boot(paths, prepared, name, run_no, shape, append, icount,
@@ -625,6 +643,43 @@ class BenchVariantTest(unittest.TestCase):
 					 name == 'b', (name, icount, append))
 			# KVM runs the wall-clock boots, never the icount ones
 			self.assertEqual(kvm, not icount, (name, icount))
+
+	def test_icount_sys_boots(self):
+		"""--icount-sys: in the icount runs, one more 1-vCPU icount boot
+		per kernel, of the workloads alone, without the cache model."""
+		args = mock.Mock(cpus=2, nodes=1, icount_runs=1, timeout=60,
+				 verbose=False, plugin='/p/slqb-cache.so', profile=False,
+				 icount_sys=True)
+		seen = []
+
+		def boot(paths, prepared, name, run_no, shape, append, icount,
+			 timeout, verbose, kvm=False, plugin=None, pcs=False,
+			 group=None):
+			seen.append((name, run_no, group))
+			if group == 'sys-icount':
+				self.assertTrue(icount)
+				self.assertIsNone(plugin)
+				self.assertEqual(shape.cpus, 1)
+				self.assertEqual(timeout, 60 * slqb_bench.SYS_ICOUNT_TIMEOUT_FACTOR)
+				workloads = re.search(r'slqbtest.bench=(\S+)', append).group(1)
+				self.assertNotIn('micro', workloads.split(','))
+				self.assertIn('net', workloads.split(','))
+			return mock.Mock()
+		with mock.patch.object(slqb_bench, 'boot_bench', boot), \
+		     mock.patch.object(slqb_bench, 'icount_fixed', lambda p, q: ''):
+			slqb_bench.run_boots(None, {'a': 'A', 'b': 'B'}, ['a', 'b'],
+					     args, slqb_bench.QUICK, 2)
+		self.assertEqual(sorted(s for s in seen if s[2] == 'sys-icount'),
+				 [('a', 0, 'sys-icount'), ('b', 0, 'sys-icount')])
+		# icount and sys-icount in run 0, tcg in both
+		self.assertEqual(len(seen), 8)
+		args.icount_sys = False
+		seen.clear()
+		with mock.patch.object(slqb_bench, 'boot_bench', boot), \
+		     mock.patch.object(slqb_bench, 'icount_fixed', lambda p, q: ''):
+			slqb_bench.run_boots(None, {'a': 'A'}, ['a'], args,
+					     slqb_bench.QUICK, 1)
+		self.assertEqual([s[2] for s in seen], [None, None])
 
 	def test_choose_accel(self):
 		"""--accel: tcg never probes; auto falls back with the reason;
@@ -738,7 +793,7 @@ class BenchVariantTest(unittest.TestCase):
 		def args(**kw):
 			base = dict(runs=None, timeout=None, cpus=2, nodes=1,
 				    profile=False, counters=False, base_config=None,
-				    icount_arm64=None, accel='auto')
+				    icount_arm64=None, accel='auto', icount_sys=False)
 			base.update(kw)
 			return mock.Mock(**base)
 		a = args()
