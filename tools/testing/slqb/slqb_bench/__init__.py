@@ -86,7 +86,7 @@ from slqb_util import (HARNESS_DIR, REPO_ROOT, Paths, SlqbError,
 from . import model
 from .initramfs import BENCH_MODULE, BenchFiles, allocator_symbols
 from .report import (TCG_NOTE, Pairing, Parsed, Sample, aggregate,
-		     behind_best, collect, csv_text, format_table,
+		     behind_best, collect, control_lines, csv_text, format_table,
 		     parse_console, profile_text, samples_csv, table_rows,
 		     write_plot)
 
@@ -693,7 +693,9 @@ def write_report(out_dir: str, head: List[str], samples: List[Sample],
 	full_rows = table_rows(full, pairing)
 	summary_rows = table_rows(summary_stats, pairing)
 	behind = behind_lines(full, pairing)
-	parts = head + ['', format_table(summary_rows), ''] + behind
+	control = control_lines(full, pairing)
+	parts = head + ['', format_table(summary_rows), ''] + behind + \
+		([''] + control if control else [])
 	if problems:
 		parts += ['', f'{len(problems)} problem(s):'] + \
 			 [quote_lines(p.splitlines()) for p in problems]

@@ -485,6 +485,46 @@ def behind_best(stats: Dict[Metric, Dict[str, Summary]], subject: str,
 	return found[:count]
 
 
+# A workload whose sys-icount rows agree to this fraction under every kernel
+# ran the same instructions per operation: the allocator is not in its loop.
+CONTROL_AGREEMENT = 0.001
+
+
+def control_lines(stats: Dict[Metric, Dict[str, Summary]],
+		  pairing: Pairing) -> List[str]:
+	"""The noise floor of the wall-clock sys rows: the workloads whose
+	sys-icount rows agree within CONTROL_AGREEMENT under every kernel
+	(loop-pipe and loop-eventfd allocate nothing in their loops), with
+	the ratios their sys rows still showed. A sys row no further from 1
+	than those says nothing about the allocator. Empty without sys-icount
+	rows."""
+	lines = []
+	for metric, per in stats.items():
+		if metric.group != 'sys-icount' or len(per) < 2:
+			continue
+		medians = [s.median for s in per.values()]
+		if min(medians) <= 0 or \
+		   max(medians) / min(medians) - 1 > CONTROL_AGREEMENT:
+			continue
+		wall = stats.get(Metric('sys', metric.case, metric.obj, metric.unit), {})
+		cells = []
+		for subj, base in pairing.columns():
+			r = ratio(wall[subj], wall[base]) \
+				if subj in wall and base in wall else None
+			if r:
+				cells.append(f'{subj}/{base} {r.value:.2f} (same-run '
+					     f'{r.low:.2f}-{r.high:.2f})')
+		if cells:
+			lines.append(f'  sys {metric.case}: ' + ', '.join(cells))
+	if lines:
+		lines.insert(0, 'control workloads: the same instructions per '
+			     'operation under every kernel (their sys-icount rows '
+			     f'agree within {CONTROL_AGREEMENT:.1%}), so the '
+			     'allocator is not in their loop; their wall-clock sys '
+			     'ratios are the noise floor of the sys rows:')
+	return lines
+
+
 # ---------------------------------------------------------------- plot
 
 PLOT_PANELS = (('icount', 'pair'), ('icount', 'batch-alloc'),

@@ -118,6 +118,34 @@ class BenchConsoleTest(unittest.TestCase):
 		rows = bench_report.table_rows(stats, pairing)
 		self.assertEqual([r[-1] for r in rows[1:]], ['1.00', '1.00'])
 
+	def test_control_lines(self):
+		"""A workload with the same sys-icount rate under both kernels
+		is a control: its sys ratio is reported as the noise floor; one
+		whose instructions differ, or that has no sys-icount row, is not."""
+		def s(kernel, run, group, name, value):
+			return bench_report.Sample(kernel, run, bench_report.Metric(
+				group, name, '', 'ops/s'), value)
+		samples = [s('slqb', 0, 'sys-icount', 'loop-pipe', 1000.0),
+			   s('slub', 0, 'sys-icount', 'loop-pipe', 1000.5),
+			   s('slqb', 0, 'sys-icount', 'loop-mmap', 1200.0),
+			   s('slub', 0, 'sys-icount', 'loop-mmap', 1000.0)]
+		for run, (a, b) in enumerate(((70.0, 100.0), (90.0, 100.0))):
+			samples += [s('slqb', run, 'sys', 'loop-pipe', a),
+				    s('slub', run, 'sys', 'loop-pipe', b),
+				    s('slqb', run, 'sys', 'loop-mmap', a),
+				    s('slub', run, 'sys', 'loop-mmap', b),
+				    s('slqb', run, 'sys', 'loop-open', a),
+				    s('slub', run, 'sys', 'loop-open', b)]
+		pairing = bench_report.Pairing(['slqb', 'slub'], ['slqb'], ['slub'])
+		lines = bench_report.control_lines(bench_report.collect(samples), pairing)
+		self.assertEqual(len(lines), 2, lines)
+		self.assertTrue(lines[0].startswith('control workloads'))
+		self.assertEqual(lines[1], '  sys loop-pipe: slqb/slub 0.80 '
+				 '(same-run 0.70-0.90)')
+		# without sys-icount rows there is no control
+		self.assertEqual(bench_report.control_lines(bench_report.collect(
+			[x for x in samples if x.metric.group == 'sys']), pairing), [])
+
 	def test_locality_lines(self):
 		"""A locality line gives three 'loc' samples, from the x86 icount
 		boot only, and the summary takes their geomean over sizes."""
