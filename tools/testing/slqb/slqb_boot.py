@@ -195,8 +195,8 @@ def judge(run: GuestRun, req: BootRequest, log_path: str) -> BootOutcome:
 			      f'({fmt_duration(run.elapsed)}): {what}. Last console lines:\n'
 			      f'{quote_lines(lines[-15:])}\nFull console log: {log_path}')
 	if run.vm_stopped:
-		errors.append(f'QEMU stopped the VM: "{run.vm_stopped}"; it was '
-			      f'stopped at once rather than left to its timeout. '
+		errors.append(f'QEMU stopped the VM: "{run.vm_stopped}"; QEMU was '
+			      f'ended at once rather than left to its timeout.\n'
 			      f'Last console lines:\n{quote_lines(lines[-15:])}\n'
 			      f'Full console log: {log_path}')
 	findings = find_bad_reports(lines)

@@ -296,6 +296,9 @@ class JudgeTest(unittest.TestCase):
 		self.assertIn('QEMU stopped the VM: "KVM internal error. '
 			      'Suberror: 1"', outcome.errors[0])
 		self.assertIn('Code=', outcome.errors[0])
+		# the first line stands alone: the bench's KVM probe quotes it
+		self.assertTrue(outcome.errors[0].splitlines()[0].endswith(
+			'rather than left to its timeout.'))
 
 	def test_shell_needs_no_verdict(self):
 		self.assertTrue(self.judge(guest_run(self.PASS[:2]), mode='shell').ok)
