@@ -466,6 +466,20 @@ static int lockless_pop_aba_fn(void *arg)
 }
 
 /*
+ * What boot should have decided (slqb_init_lockless_pop()): the lockless
+ * pop is on wherever the CPU has the two-word exchange and debug_pagealloc
+ * is off.
+ */
+static bool lockless_pop_expected(void)
+{
+#if defined(CONFIG_64BIT) && defined(CONFIG_HAVE_CMPXCHG_DOUBLE)
+	return system_has_cmpxchg_double() && !debug_pagealloc_enabled();
+#else
+	return false;
+#endif
+}
+
+/*
  * A lockless pop whose LIFO changed under it must not take its object,
  * even when the head and the length came back: it would make an allocated
  * object (b) the head. Every path that takes objects off the LIFO must
@@ -484,7 +498,12 @@ static void check_lockless_pop_aba(struct kunit *test, bool bulk)
 	slqbt_unlock_slabs(test);
 	if (aba.popped == ERR_PTR(-EOPNOTSUPP)) {
 		kmem_cache_destroy(s);
-		kunit_skip(test, "no lockless pop on this architecture");
+		/* A skip would hide the failure: fail and end instead. */
+		if (lockless_pop_expected()) {
+			KUNIT_FAIL(test, "boot left the lockless pop off; the CPU can do it");
+			return;
+		}
+		kunit_skip(test, "no lockless pop on this CPU");
 	}
 	KUNIT_EXPECT_NOT_NULL(test, aba.x);
 	KUNIT_EXPECT_NOT_NULL(test, aba.a);

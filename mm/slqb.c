@@ -11,9 +11,9 @@
  *
  *  - the LIFO (kmem_cache_list.freelist, .nr): each CPU's hot objects in
  *    each cache. Allocations pop it and frees push it with interrupts
- *    disabled and no lock; where the architecture has a two-word
- *    compare-and-exchange, an allocation pops with interrupts on instead
- *    (lifo_pop_lockless()). Any object whose slab is on the CPU's local
+ *    disabled and no lock; where the CPU has a two-word compare-and-exchange
+ *    (found once at boot, slqb_init_lockless_pop()), an allocation pops
+ *    with interrupts on instead (lifo_pop_lockless()). Any object whose slab is on the CPU's local
  *    node may go there, whoever owns the slab;
  *  - the CPU's partial slabs (kmem_cache_list.partial), used without a lock.
  *    A refill takes a slab's whole freelist when it fits under hiwater, else
@@ -177,6 +177,7 @@
  *                   and free pointer operations, the KUnit hooks
  */
 
+#include <linux/jump_label.h>
 #include <linux/kfence.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -914,6 +915,19 @@ static __always_inline bool lifo_take(struct kmem_cache_list *l, void *object,
 }
 
 /*
+ * On once boot has found the two-word exchange and no debug_pagealloc: a
+ * jump patched out, where testing the CPU's feature bits would cost a load
+ * and a test on every allocation.
+ */
+static DEFINE_STATIC_KEY_FALSE(slqb_lockless_pop);
+
+void __init slqb_init_lockless_pop(void)
+{
+	if (system_has_cmpxchg_double() && !debug_pagealloc_enabled())
+		static_branch_enable(&slqb_lockless_pop);
+}
+
+/*
  * Returns NULL when the LIFO is empty, or when the request is one for the
  * irq-off path: a node other than the local one, or __GFP_THISNODE.
  */
@@ -924,7 +938,7 @@ static __always_inline void *lifo_pop_lockless(struct kmem_cache *s,
 	struct kmem_cache_list *l;
 	void *object = NULL, *next;
 
-	if (debug_pagealloc_enabled_static() || !system_has_cmpxchg_double())
+	if (!static_branch_likely(&slqb_lockless_pop))
 		return NULL;
 	preempt_disable();
 	if (unlikely(node != NUMA_NO_NODE &&
@@ -1712,7 +1726,7 @@ void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
 	union lifo_counters old;
 	void *object, *next;
 
-	if (!system_has_cmpxchg_double())
+	if (!static_branch_likely(&slqb_lockless_pop))
 		return ERR_PTR(-EOPNOTSUPP);
 	preempt_disable();
 	l = raw_cpu_ptr(&s->cpu_slab->list);

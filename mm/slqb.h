@@ -116,8 +116,10 @@ struct kmem_cache_cpu {
 #if defined(CONFIG_64BIT) && defined(CONFIG_HAVE_CMPXCHG_DOUBLE)
 #define SLQB_LOCKLESS_POP
 #define SLQB_CPU_ALIGN		(2 * sizeof(void *))
+void __init slqb_init_lockless_pop(void);
 #else
 #define SLQB_CPU_ALIGN		__alignof__(struct kmem_cache_cpu)
+static inline void slqb_init_lockless_pop(void) { }
 #endif
 
 /* Each CPU's local memory node: see the top of mm/slqb.c. */

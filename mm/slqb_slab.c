@@ -975,6 +975,7 @@ void __init kmem_cache_init(void)
 			  SLAB_HWCACHE_ALIGN, 0, 0);
 	list_add(&kmem_cache->list, &slab_caches);
 
+	slqb_init_lockless_pop();
 	setup_kmalloc_cache_index_table();
 	create_kmalloc_caches(0);
 	list_for_each_entry(s, &slab_caches, list)
