@@ -13,8 +13,8 @@
  *    each cache. Allocations pop it and frees push it with interrupts
  *    disabled and no lock; where the CPU has a two-word compare-and-exchange
  *    (found once at boot, slqb_init_lockless_pop()), an allocation pops
- *    with interrupts on instead (lifo_pop_lockless()). Any object whose slab is on the CPU's local
- *    node may go there, whoever owns the slab;
+ *    with interrupts on instead (lifo_pop_lockless()). Any object whose
+ *    slab is on the CPU's local node may go there, whoever owns the slab;
  *  - the CPU's partial slabs (kmem_cache_list.partial), used without a lock.
  *    A refill takes a slab's whole freelist when it fits under hiwater, else
  *    freebatch objects of it;
