@@ -214,9 +214,8 @@ def run_guest(cmd: Sequence[str], log_path: str, timeout: Optional[float],
 				if VERDICT_RE.search(line):
 					grace = time.monotonic() + VERDICT_GRACE_S
 					limit[0] = min(limit[0] or grace, grace)
-				elif not stopped and VM_STOPPED_RE.search(line):
-					at = VM_STOPPED_RE.search(line).start()
-					stopped.append(line[at:].strip())
+				elif not stopped and (m := VM_STOPPED_RE.search(line)):
+					stopped.append(line[m.start():].strip())
 					grace = time.monotonic() + VM_STOPPED_GRACE_S
 					limit[0] = min(limit[0] or grace, grace)
 		finished = False
