@@ -113,6 +113,34 @@ static void slqb_test_reserve(struct kunit *test)
 	kmem_cache_destroy(s);
 }
 
+/*
+ * The claims of the cases below empty slabs only where a slab holds well
+ * under a busy cap of objects (1024 with hiwater 32): 64 objects a slab
+ * whatever the page size, as with 64-byte objects in 4K pages. With 64K
+ * pages and 64-byte objects, a slab held a whole cap, every claim spread
+ * over all of them, and none emptied.
+ */
+#define CLAIM_OBJ_SIZE	(PAGE_SIZE / 64)
+
+static struct kmem_cache *claims_cache(struct kunit *test, const char *name)
+{
+	struct kmem_cache *s = slqbt_cache(test, name, CLAIM_OBJ_SIZE, 0, 0,
+					   NULL);
+
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	KUNIT_ASSERT_LE(test, 8 * s->objects, slqb_busy_cap(s));
+	return s;
+}
+
+/* A claims_cache() for CPUs @a and @b of two nodes; skips without them. */
+static struct kmem_cache *claims_remote_cache(struct kunit *test,
+					      const char *name, int *a, int *b)
+{
+	if (!slqbt_cpus_on_two_nodes(a, b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+	return claims_cache(test, name);
+}
+
 /* Objects of @s in @ctx and @rest for claims_past_reserve(). */
 static void claims_objects(struct kunit *test, struct kmem_cache *s,
 			   struct slqb_test_ctx *ctx, struct slqb_test_ctx *rest)
@@ -175,7 +203,7 @@ static void slqb_test_remote_claim_reserve(struct kunit *test)
 	unsigned int bound;
 	int a, b, kept;
 
-	s = slqbt_remote_cache(test, "slqb_test_claim_reserve", &a, &b);
+	s = claims_remote_cache(test, "slqb_test_claim_reserve", &a, &b);
 	bound = s->reserve + slqb_busy_cap(s) / s->objects;
 	claims_objects(test, s, &ctx, &rest);
 	slqbt_lock_slabs();
@@ -209,7 +237,7 @@ static void slqb_test_remote_claim_refill(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b;
 
-	s = slqbt_remote_cache(test, "slqb_test_claim_refill", &a, &b);
+	s = claims_remote_cache(test, "slqb_test_claim_refill", &a, &b);
 	la = cpu_list(s, a);
 	n = get_node(s, per_cpu(slqb_node, a));
 	more.s = s;
@@ -260,7 +288,7 @@ static void slqb_test_remote_reserve_busy(struct kunit *test)
 	unsigned int queued;
 	int a, b;
 
-	s = slqbt_remote_cache(test, "slqb_test_reserve_busy", &a, &b);
+	s = claims_remote_cache(test, "slqb_test_reserve_busy", &a, &b);
 	la = cpu_list(s, a);
 	more.s = s;
 	part.s = s;
@@ -327,7 +355,7 @@ static void slqb_test_remote_claim_off_node(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b, na, nb;
 
-	s = slqbt_remote_cache(test, "slqb_test_claim_off_node", &a, &b);
+	s = claims_remote_cache(test, "slqb_test_claim_off_node", &a, &b);
 	na = per_cpu(slqb_node, a);
 	nb = per_cpu(slqb_node, b);
 	KUNIT_ASSERT_LE(test, 3 * slqb_busy_cap(s),
@@ -390,9 +418,7 @@ static void slqb_test_remote_reserve_offline(struct kunit *test)
 
 	if (!hotpluggable_on_two_nodes(&a, &b))
 		kunit_skip(test, "needs a hotpluggable CPU and a CPU of another memory node");
-	s = slqbt_cache(test, "slqb_test_reserve_offline", TEST_OBJ_SIZE, 0, 0,
-			NULL);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 32, 8), 0);
+	s = claims_cache(test, "slqb_test_reserve_offline");
 	claims_objects(test, s, &ctx, &rest);
 	slqbt_lock_slabs();
 	claims_past_reserve(test, a, b, window, &ctx, &rest);
