@@ -19,6 +19,7 @@ from slqb_guest import boot_params, shape_params
 from slqb_host import BuildLock, ensure_packages, wait_for_foreign_builds
 from slqb_initramfs import build_initramfs
 from slqb_qemu import GuestRun, Shape, qemu_command, run_guest
+from slqb_qemu_mte import mte_qemu
 from slqb_report import (Finding, KtapReport, describe_finding,
 			 describe_guest_failure, describe_ktap_failures,
 			 find_bad_reports, guest_verdict, parse_ktap)
@@ -38,6 +39,7 @@ class Prepared:
 	bzimage: str
 	initrd: str
 	nr_cpus: int
+	qemu: str = ''		# the emulator, if not the arch's (slqb_qemu_mte)
 
 
 @dataclasses.dataclass
@@ -151,16 +153,23 @@ def prepare_kernel(paths: Paths, spec: KernelSpec) -> Prepared:
 		wait_for_foreign_builds()
 		bzimage = build_kernel(paths, spec, base)
 		initrd = build_initramfs(paths, spec)
+		qemu = mte_qemu(paths) if needs_mte(spec) else ''
 	nr_cpus = int(config_value(paths, spec, 'CONFIG_NR_CPUS') or 1)
 	return Prepared(spec=spec, base=base, bzimage=bzimage, initrd=initrd,
-			nr_cpus=nr_cpus)
+			nr_cpus=nr_cpus, qemu=qemu)
+
+
+def needs_mte(spec: KernelSpec) -> bool:
+	"""Whether the kernel is one of KASAN's hardware tag-based mode, which
+	needs the machine's MTE."""
+	return spec.arch == 'arm64' and 'CONFIG_KASAN_HW_TAGS=y' in spec.extras
 
 
 def machine_args(spec: KernelSpec) -> List[str]:
 	"""QEMU options the kernel's config needs from the machine: KASAN's
 	hardware tags need MTE, which QEMU's virt machine has off unless
 	asked (and then gives the -cpu max vCPU its tag memory)."""
-	if spec.arch == 'arm64' and 'CONFIG_KASAN_HW_TAGS=y' in spec.extras:
+	if needs_mte(spec):
 		return ['-machine', 'mte=on']
 	return []
 
@@ -246,7 +255,8 @@ def boot_kernel(paths: Paths, prepared: Prepared, req: BootRequest,
 				   req.shape, cmdline, icount=req.icount,
 				   arch=prepared.spec.arch,
 				   extra=machine_args(prepared.spec) + list(extras.qemu_args) +
-				   list(req.qemu_extra), kvm=req.kvm)
+				   list(req.qemu_extra), kvm=req.kvm,
+				   binary=prepared.qemu)
 		kernel = prepared.spec.name
 		if name and name != kernel:
 			kernel = f'{name} ({kernel})'

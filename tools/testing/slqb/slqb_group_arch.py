@@ -12,7 +12,7 @@ KASAN's KUnit suite built in (the mini /init loads no modules), judged as
 the kernels group judges its KASAN boot.
 """
 
-from typing import Callable, Dict, List
+from typing import Callable, Collection, Dict, List
 
 from slqb_arch import arch_of
 from slqb_boot import BootRequest, boot_kernel, prepare_kernel
@@ -99,9 +99,13 @@ def arch_group(arch_name: str) -> Callable[[Context], None]:
 	return group
 
 
-def kasan_boot(ctx: Context, arch_name: str, boot: Boot) -> None:
+def kasan_boot(ctx: Context, arch_name: str, boot: Boot,
+	       retry: Collection[str] = ()) -> None:
 	"""Builds the KASAN kernel of one of arch_name's boots and judges the
-	boot."""
+	boot. If the only KUnit failures of the boot are cases of retry
+	('suite.case': cases that can fail by chance, see
+	slqb_group_sanitizers.TAG_COLLISION_CASES), it boots once more and
+	judges that boot: a case fails only if it fails in both."""
 	if not ctx.wants_boot(boot.name):
 		return
 	build = f'{arch_name}: SLQB kernel of {boot.name} builds'
@@ -117,7 +121,14 @@ def kasan_boot(ctx: Context, arch_name: str, boot: Boot) -> None:
 	req = BootRequest(shape=Shape(boot.cpus, boot.nodes), mode=boot.mode,
 			  stress=boot.stress, timeout=boot.timeout,
 			  console='stream' if ctx.verbose else 'markers')
-	judge_suite(ctx, boot, boot_kernel(ctx.paths, prepared, req))
+	outcome = boot_kernel(ctx.paths, prepared, req)
+	chance = outcome.ktap.failures()
+	if retry and chance and not outcome.ktap.failures(retry):
+		names = ', '.join(sorted({c.name for c in chance if c.children == []}))
+		print(f'  {boot.name}: {names} failed, which can happen by chance '
+		      f'(see {outcome.log_path}): booting once more', flush=True)
+		outcome = boot_kernel(ctx.paths, prepared, req)
+	judge_suite(ctx, boot, outcome)
 
 
 def group_name(arch_name: str) -> str:

@@ -26,8 +26,12 @@ the default run has no room for, one kernel build each.
   judged as the software-tag boot of `slqb test --arch arm64` is. With
   hardware tags the memory tags are checked on SLQB's own accesses too.
   Debian's 6.1.192 builds this mode for no allocator until the harness's
-  base fix (slqb_tree.BASE_FIXES) gives it hw_suppress_tag_checks_start();
-  it then builds, and fails under QEMU 7.2 for SLUB too (KASAN_HW_TAGS).
+  base fix (slqb_tree.BASE_FIXES) gives it hw_suppress_tag_checks_start(),
+  and Debian's QEMU 7.2 runs it for no allocator: its MTE keeps one tag a
+  page, and the harness boots this kernel with a QEMU built with the fix
+  (slqb_qemu_mte). Two cases of kasan_test can fail by chance with 4-bit
+  tags (TAG_COLLISION_CASES): the boot is repeated once if they are all
+  that failed.
 
 Fault injection runs in the default `slqb test` (slqb_faults); KASAN's
 generic mode too.
@@ -70,17 +74,24 @@ KMSAN = ('CONFIG_KMSAN=y', 'CONFIG_KMSAN_KUNIT_TEST=m',
 	 'CONFIG_INIT_STACK_NONE=y', 'CONFIG_PROVE_LOCKING=n',
 	 'CONFIG_FTRACE=y', 'CONFIG_ENABLE_DEFAULT_TRACERS=y')
 # arm64's KASAN boots (slqb_group_arch), in the hardware tag-based mode:
-# MTE, and what tinyconfig leaves out that MTE depends on. Under QEMU 7.2's
-# TCG, with Debian's 6.1.192 and its base fix, SLUB's kernel as well as
-# SLQB's reports a tag mismatch at its first slab allocations (the new
-# object's pointer has its tag, its memory another), with 64K pages and
-# with 4K, and then oopses: this boot fails until the base tree or QEMU
-# changes.
+# MTE, and what tinyconfig leaves out that MTE depends on.
 KASAN_HW_TAGS = Boot('slqb', 'arm64-2cpu-2node-kasan-hw-tags', cpus=2, nodes=2,
 		     stress=0, timeout=ARCH_TIMEOUT_S, expect='kasan',
 		     kconfig=('CONFIG_ARM64_PAN=y', 'CONFIG_ARM64_TAGGED_ADDR_ABI=y',
 			      'CONFIG_ARM64_MTE=y', 'CONFIG_KASAN=y',
 			      'CONFIG_KASAN_HW_TAGS=y', 'CONFIG_KASAN_KUNIT_TEST=y'))
+
+# kasan_test's cases that expect a report from an access to a neighbour,
+# the next object or the next page, and get none if the neighbour's memory
+# happens to carry the pointer's tag. MTE's tags have 4 bits, of which
+# KASAN uses 14 values: that is 1 time in 14, and 1 in 8 when the neighbour
+# is the object allocated just before on the same CPU, as SLQB's LIFO often
+# places it, because QEMU's IRG draws each tag as a step from the last one
+# that may be of zero. Seen here with the fixed QEMU: ksize_unpoisons_memory
+# failed in 2 of 5 SLQB boots and 0 of 5 SLUB ones, pagealloc_oob_right in
+# 1 of 5 of each.
+TAG_COLLISION_CASES = ('kasan.ksize_unpoisons_memory',
+		       'kasan.pagealloc_oob_right')
 
 # Every step runs several times slower under these checkers and TCG.
 SANITIZER_TIMEOUT = 1800
@@ -206,4 +217,4 @@ def sanitizer_boots(ctx: Context) -> None:
 		if name:
 			judge_kmemleak(ctx, name, outcome)
 	run_table(ctx, SANITIZER_BOOTS, judge)
-	kasan_boot(ctx, 'arm64', KASAN_HW_TAGS)
+	kasan_boot(ctx, 'arm64', KASAN_HW_TAGS, retry=TAG_COLLISION_CASES)

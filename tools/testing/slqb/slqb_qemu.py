@@ -134,7 +134,8 @@ class Shape:
 
 def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
 		 icount: bool = False, arch: str = DEFAULT_ARCH,
-		 extra: Sequence[str] = (), kvm: bool = False) -> List[str]:
+		 extra: Sequence[str] = (), kvm: bool = False,
+		 binary: str = '') -> List[str]:
 	"""The full qemu-system-x86_64 (or arch's QEMU) command line.
 
 	icount: -icount shift=0,sleep=off, so that guest time counts guest
@@ -144,6 +145,7 @@ def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
 	as the QMP socket of memory hotplug).
 	kvm: -accel kvm with the host's CPU model instead of TCG (x86_64 on an
 	x86_64 host; see slqb_bench's probe), never with icount.
+	binary: the emulator to run instead of the arch's (see slqb_qemu_mte).
 	"""
 	if kvm and (icount or arch != DEFAULT_ARCH):
 		raise SlqbError('KVM runs x86_64 wall-clock boots only, never '
@@ -161,7 +163,7 @@ def qemu_command(bzimage: str, initrd: str, shape: Shape, append: str,
 	machine = list(arch_of(arch).qemu)
 	if kvm:
 		machine[machine.index('-cpu') + 1] = 'host'
-	return [machine[0], *accel, *machine[1:],
+	return [binary or machine[0], *accel, *machine[1:],
 		*shape.qemu_args(), *extra, '-nographic', '-no-reboot',
 		'-kernel', bzimage, '-initrd', initrd, '-append', append]
 

@@ -38,6 +38,7 @@ import slqb_faults
 import slqb_guest
 import slqb_initramfs
 import slqb_qemu
+import slqb_qemu_mte
 import slqb_report
 import slqb_results
 import slqb_stats
@@ -693,6 +694,49 @@ class ShapeTest(unittest.TestCase):
 					   arch='arm64')
 		self.assertEqual(slqb_boot.machine_args(sw), [])
 		self.assertEqual(slqb_boot.machine_args(slqb_build.KernelSpec('slqb')), [])
+		self.assertTrue(slqb_boot.needs_mte(hw))
+		self.assertFalse(slqb_boot.needs_mte(sw))
+
+	def test_mte_qemu_version(self):
+		"""QEMU 7.2 (Debian 12's) shares a tag among a page's granules:
+		the hardware-tag boots get a fixed build; 8.0 and later do not."""
+		parse = slqb_qemu_mte.parse_version
+		debian = 'QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)\n'
+		self.assertEqual(parse(debian), (7, 2, 22))
+		self.assertEqual(parse('QEMU emulator version 8.0\n'), (8, 0, 0))
+		self.assertIsNone(parse('qemu-system-aarch64: no such option\n'))
+		self.assertTrue(slqb_qemu_mte.needs_fix((7, 2, 22)))
+		self.assertFalse(slqb_qemu_mte.needs_fix((8, 0, 0)))
+		self.assertFalse(slqb_qemu_mte.needs_fix((9, 1, 2)))
+		with mock.patch.object(slqb_qemu_mte, 'system_version',
+				       return_value=(8, 2, 2)):
+			self.assertEqual(slqb_qemu_mte.mte_qemu(Paths('/nonexistent', '/nonexistent')),
+					 'qemu-system-aarch64')
+
+	def test_mte_qemu_cached(self):
+		"""A fixed build already made is used as it is, and its
+		directory changes with the source version and the fix."""
+		paths = Paths(repo=REPO, cache=os.path.join(SCRATCH.path, 'mte'))
+		top = slqb_qemu_mte.build_dir(paths, '1:7.2+dfsg-7')
+		self.assertNotEqual(top, slqb_qemu_mte.build_dir(paths, '1:7.2+dfsg-8'))
+		os.makedirs(top)
+		binary = os.path.join(top, 'qemu-system-aarch64')
+		with open(binary, 'w', encoding='utf-8') as f:
+			f.write('#!/bin/sh\n')
+		os.chmod(binary, 0o755)
+		with open(os.path.join(top, 'binary'), 'w', encoding='utf-8') as f:
+			f.write(binary + '\n')
+		with mock.patch.object(slqb_qemu_mte, 'system_version',
+				       return_value=(7, 2, 22)), \
+		     mock.patch.object(slqb_qemu_mte, 'source_version',
+				       return_value='1:7.2+dfsg-7'), \
+		     mock.patch.object(slqb_qemu_mte, 'build') as build:
+			self.assertEqual(slqb_qemu_mte.mte_qemu(paths), binary)
+			build.assert_not_called()
+		cmd = slqb_qemu.qemu_command('Image', 'rd', Shape(2), 'x', arch='arm64',
+					     binary='/c/qemu-system-aarch64')
+		self.assertEqual(cmd[:3], ['/c/qemu-system-aarch64', '-accel',
+					   'tcg,thread=multi'])
 
 	def test_kernel_cmdline(self):
 		prepared = Prepared(spec=slqb_build.KernelSpec('slub'), base='b',
