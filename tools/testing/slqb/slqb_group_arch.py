@@ -21,6 +21,7 @@ from slqb_checks import CheckFailed, Context, check_group
 from slqb_group_kernels import SLQB_SUITES, Boot, check_names, judge_suite
 from slqb_host import ensure_packages
 from slqb_qemu import Shape
+from slqb_report import KtapReport
 from slqb_util import SlqbError
 
 ARCH_TIMEOUT_S = 1200
@@ -122,13 +123,21 @@ def kasan_boot(ctx: Context, arch_name: str, boot: Boot,
 			  stress=boot.stress, timeout=boot.timeout,
 			  console='stream' if ctx.verbose else 'markers')
 	outcome = boot_kernel(ctx.paths, prepared, req)
-	chance = outcome.ktap.failures()
-	if retry and chance and not outcome.ktap.failures(retry):
-		names = ', '.join(sorted({c.name for c in chance if c.children == []}))
-		print(f'  {boot.name}: {names} failed, which can happen by chance '
-		      f'(see {outcome.log_path}): booting once more', flush=True)
+	chance = chance_failures(outcome.ktap, retry)
+	if chance:
+		print(f'  {boot.name}: {", ".join(chance)} failed, which can happen '
+		      f'by chance (see {outcome.log_path}): booting once more',
+		      flush=True)
 		outcome = boot_kernel(ctx.paths, prepared, req)
 	judge_suite(ctx, boot, outcome)
+
+
+def chance_failures(ktap: KtapReport, retry: Collection[str]) -> List[str]:
+	"""The failed cases of ktap if all of them are in retry, else none."""
+	failed = ktap.failures()
+	if not failed or ktap.failures(retry):
+		return []
+	return sorted(c.name for c in failed if not c.children)
 
 
 def group_name(arch_name: str) -> str:

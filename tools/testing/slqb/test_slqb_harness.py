@@ -35,6 +35,8 @@ import slqb_build
 import slqb_checks
 import slqb_boot
 import slqb_faults
+import slqb_group_arch
+import slqb_group_sanitizers
 import slqb_guest
 import slqb_initramfs
 import slqb_qemu
@@ -188,6 +190,27 @@ class KtapParserTest(unittest.TestCase):
 		self.assertTrue(report.clean())
 		self.assertEqual(report.count(), (1, 0, 1))
 		self.assertEqual(report.suites[0].children[1].name, 'slqb_test_gfp')
+
+	def test_chance_failures(self):
+		"""The hardware-tag boot is repeated only if every failed case is
+		one that can fail by chance."""
+		def report(*cases):
+			lines = ['KTAP version 1', '1..1', '    # Subtest: kasan', '    1..3']
+			lines += [f'    {"ok" if ok else "not ok"} {i} {name}'
+				  for i, (name, ok) in enumerate(cases, 1)]
+			lines.append(('ok' if all(ok for _, ok in cases) else 'not ok') + ' 1 kasan')
+			return slqb_report.parse_ktap(lines)
+		retry = slqb_group_sanitizers.TAG_COLLISION_CASES
+		chance = slqb_group_arch.chance_failures
+		self.assertEqual(chance(report(('kmalloc_oob_right', True),
+					       ('ksize_unpoisons_memory', False),
+					       ('pagealloc_oob_right', False)), retry),
+				 ['ksize_unpoisons_memory', 'pagealloc_oob_right'])
+		self.assertEqual(chance(report(('kmalloc_oob_right', False),
+					       ('ksize_unpoisons_memory', False)), retry), [])
+		self.assertEqual(chance(report(('kmalloc_oob_right', True),
+					       ('ksize_unpoisons_memory', True)), retry), [])
+		self.assertEqual(chance(report(('ksize_unpoisons_memory', False)), ()), [])
 
 	def test_no_ktap(self):
 		report = slqb_report.parse_ktap(['ok 1 not ktap', 'hello'])
