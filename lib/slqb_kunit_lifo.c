@@ -397,6 +397,74 @@ static void slqb_test_new_slab_remote_push(struct kunit *test)
 	check_new_slab_refilled(test, a, b);
 }
 
+struct new_whole_ctx {
+	struct slqb_test_ctx held;
+	struct slab *slab;
+	unsigned int lifo, partial, inuse;
+	long owned;
+	bool on_lifo;
+};
+
+/*
+ * Allocate the first object of a new cache on this CPU, and record the
+ * LIFO, the new slab and who owns it; then allocate the slab's other
+ * objects into @held.
+ */
+static int alloc_new_whole(void *arg)
+{
+	struct new_whole_ctx *ctx = arg;
+	struct kmem_cache *s = ctx->held.s;
+	struct kmem_cache_list *l = cpu_list(s, smp_processor_id());
+	void *first = slqbt_obj(s, NUMA_NO_NODE);
+
+	if (!first)
+		return -ENOMEM;
+	ctx->held.objs[0] = first;
+	ctx->slab = virt_to_slab(first);
+	ctx->lifo = l->nr;
+	ctx->partial = l->nr_partial;
+	ctx->inuse = ctx->slab->inuse;
+	ctx->owned = atomic_long_read(&l->nr_slabs);
+	ctx->on_lifo = READ_ONCE(ctx->slab->list) == l && !ctx->slab->freelist;
+	ctx->held.objs++;
+	ctx->held.nr--;
+	return slqbt_do_alloc(&ctx->held);
+}
+
+/*
+ * A new slab whose objects fit under hiwater goes onto the empty LIFO
+ * whole: this CPU's list owns it full, it is on no partial list, and the
+ * LIFO serves its other objects, with no other slab.
+ */
+static void slqb_test_new_slab_whole(struct kunit *test)
+{
+	struct new_whole_ctx ctx = { .held.objs = test_array(test) };
+	void **objs = ctx.held.objs;
+	struct kmem_cache *s;
+	unsigned int i;
+
+	s = slqbt_cache(test, "slqb_test_new_whole", PAGE_SIZE / 16, 0, 0,
+			NULL);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 2 * s->objects, 8), 0);
+	ctx.held.s = s;
+	ctx.held.nr = s->objects;
+	slqbt_lock_slabs();
+	slqbt_run_on(test, 0, alloc_new_whole, &ctx);
+	slqbt_unlock_slabs(test);
+	KUNIT_EXPECT_EQ(test, ctx.lifo, s->objects - 1);
+	KUNIT_EXPECT_EQ(test, ctx.partial, 0U);
+	KUNIT_EXPECT_EQ(test, ctx.inuse, s->objects);
+	KUNIT_EXPECT_EQ(test, ctx.owned, 1L);
+	KUNIT_EXPECT_TRUE(test, ctx.on_lifo);
+	KUNIT_EXPECT_EQ(test, total_slabs(s), 1L);
+	for (i = 0; i < s->objects; i++)
+		KUNIT_EXPECT_PTR_EQ(test, virt_to_slab(objs[i]), ctx.slab);
+	ctx.held.objs = objs;
+	ctx.held.nr = s->objects;
+	slqbt_run_on(test, 0, slqbt_do_free, &ctx.held);
+	slqbt_destroy_empty(test, s);
+}
+
 struct slqb_aba {
 	struct kmem_cache *s;
 	bool bulk;		/* the "interrupt" takes a and b in one bulk call */
@@ -586,6 +654,7 @@ static struct kunit_case slqb_lifo_cases[] = {
 	KUNIT_CASE(slqb_test_double_free),
 	KUNIT_CASE(slqb_test_new_slab_refilled),
 	KUNIT_CASE(slqb_test_new_slab_remote_push),
+	KUNIT_CASE(slqb_test_new_slab_whole),
 	KUNIT_CASE(slqb_test_lockless_pop_aba),
 	KUNIT_CASE(slqb_test_lockless_pop_aba_bulk),
 	KUNIT_CASE(slqb_test_torn_tunables),

@@ -17,7 +17,8 @@
  *    slab is on the CPU's local node may go there, whoever owns the slab;
  *  - the CPU's partial slabs (kmem_cache_list.partial), used without a lock.
  *    A refill takes a slab's whole freelist when it fits under hiwater, else
- *    freebatch objects of it;
+ *    freebatch objects of it; a new slab whose objects fit under hiwater
+ *    goes onto an empty LIFO whole, without passing through the list;
  *  - the rlist (kmem_cache_cpu.rlist): objects freed here that belong to
  *    one other CPU's slabs, handed over to that CPU in one move once
  *    freebatch of them have gathered, or when a free for another CPU comes;
@@ -732,6 +733,24 @@ static __always_inline void *lifo_pop(struct kmem_cache *s,
 	return object;
 }
 
+/*
+ * A new slab whose objects all fit under hiwater, for the empty LIFO of @l:
+ * @l owns it full, as fill_lifo() would leave it, without putting it on
+ * the partial list first. Returns the first object.
+ */
+static void *lifo_fill_new(struct kmem_cache *s, struct kmem_cache_list *l,
+			   struct slab *slab)
+{
+	WRITE_ONCE(slab->list, l);
+	list_own_slab(l, slab);
+	l->freelist = slab->freelist;
+	l->nr += slab->objects;
+	slab->freelist = NULL;
+	slab->inuse = slab->objects;
+	stat(l, ALLOC_SLAB_FILL);
+	return lifo_pop(s, l);
+}
+
 /* The local LIFO is empty. Interrupts are disabled, see new_slab_irqoff(). */
 static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
 			unsigned long irqflags)
@@ -761,8 +780,10 @@ static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
 		if (unlikely(slab_test_pfmemalloc(slab)))
 			return node_slab_object(s, slab);
 		l = &this_cpu_ptr(s->cpu_slab)->list;
-		list_add_slab(s, l, slab);
 		stat(l, ALLOC_SLAB_NEW);
+		if (!l->freelist && slab->objects <= READ_ONCE(s->hiwater))
+			return lifo_fill_new(s, l, slab);
+		list_add_slab(s, l, slab);
 		/*
 		 * Meanwhile other CPUs may have pushed onto the remote queue,
 		 * and, with interrupts on, a free from an interrupt may have
