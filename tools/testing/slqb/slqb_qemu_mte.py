@@ -19,7 +19,8 @@ import shutil
 from typing import Optional, Tuple
 
 from slqb_host import ensure_packages
-from slqb_util import Paths, SlqbError, file_sha1, log, run, sha1_of
+from slqb_util import (Paths, SlqbError, file_sha1, log, run, sha1_of,
+		       write_text)
 
 SYSTEM_QEMU = 'qemu-system-aarch64'
 # The first release whose MTE looks tags up at the address's own granule.
@@ -81,11 +82,15 @@ def source_version() -> str:
 	return version
 
 
+def fix_patch(paths: Paths) -> str:
+	"""The fix's path in the repository."""
+	return os.path.join(paths.repo, 'tools', 'testing', 'slqb', 'fixes',
+			    FIX_PATCH)
+
+
 def build_dir(paths: Paths, version: str) -> str:
 	"""Where the fixed QEMU of this source version is built."""
-	patch = os.path.join(paths.repo, 'tools', 'testing', 'slqb', 'fixes',
-			     FIX_PATCH)
-	digest = sha1_of(version, file_sha1(patch), CONFIGURE)[:8]
+	digest = sha1_of(version, file_sha1(fix_patch(paths)), CONFIGURE)[:8]
 	return os.path.join(paths.tools, f'qemu-mte-{digest}')
 
 
@@ -126,10 +131,8 @@ def build(paths: Paths, top: str, version: str) -> str:
 	log(f'qemu: building qemu-system-aarch64 from Debian\'s qemu {version} '
 	    f'with fixes/{FIX_PATCH}, in {top}')
 	tree = fetch_source(top, version)
-	patch = os.path.join(paths.repo, 'tools', 'testing', 'slqb', 'fixes',
-			     FIX_PATCH)
-	run(['patch', '-p1', '--forward', '--batch', '-i', patch], cwd=tree,
-	    timeout=60)
+	run(['patch', '-p1', '--forward', '--batch', '-i', fix_patch(paths)],
+	    cwd=tree, timeout=60)
 	out = os.path.join(tree, 'build')
 	os.makedirs(out, exist_ok=True)
 	run([os.path.join(tree, 'configure'), *CONFIGURE], cwd=out,
@@ -172,8 +175,7 @@ def mte_qemu(paths: Paths) -> str:
 			return binary
 	binary = build(paths, top, source_version())
 	link_firmware(binary)
-	with open(done, 'w', encoding='utf-8') as f:
-		f.write(binary + '\n')
+	write_text(done, binary + '\n')
 	log(f'qemu: {binary} (QEMU {".".join(map(str, version))} with the MTE '
 	    'fix) boots the hardware-tag kernels')
 	return binary
