@@ -84,12 +84,12 @@ KASAN_HW_TAGS = Boot('slqb', 'arm64-2cpu-2node-kasan-hw-tags', cpus=2, nodes=2,
 # kasan_test's cases that expect a report from an access to a neighbour,
 # the next object or the next page, and get none if the neighbour's memory
 # happens to carry the pointer's tag. MTE's tags have 4 bits, of which
-# KASAN uses 14 values: that is 1 time in 14, and 1 in 8 when the neighbour
-# is the object allocated just before on the same CPU, as SLQB's LIFO often
-# places it, because QEMU's IRG draws each tag as a step from the last one
-# that may be of zero. Seen here with the fixed QEMU: ksize_unpoisons_memory
-# failed in 2 of 5 SLQB boots and 0 of 5 SLUB ones, pagealloc_oob_right in
-# 1 of 5 of each.
+# KASAN uses 14 values: that is 1 time in 14 for a live neighbour, and 1 in
+# 8 for one allocated just before on the same CPU, because QEMU's IRG draws
+# each tag as a step from the CPU's last one, a step that may go full
+# circle. Seen here with the fixed QEMU: ksize_unpoisons_memory failed in 2
+# of 5 SLQB boots and 0 of 5 SLUB ones, pagealloc_oob_right in 1 of 5 of
+# each.
 TAG_COLLISION_CASES = ('kasan.ksize_unpoisons_memory',
 		       'kasan.pagealloc_oob_right')
 
