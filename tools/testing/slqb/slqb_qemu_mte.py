@@ -165,7 +165,8 @@ def mte_qemu(paths: Paths) -> str:
 	version = system_version()
 	if not needs_fix(version):
 		return SYSTEM_QEMU
-	top = build_dir(paths, source_version())
+	source = source_version()
+	top = build_dir(paths, source)
 	done = os.path.join(top, 'binary')
 	if os.path.isfile(done):
 		with open(done, encoding='utf-8') as f:
@@ -173,7 +174,7 @@ def mte_qemu(paths: Paths) -> str:
 		if os.access(binary, os.X_OK):
 			link_firmware(binary)
 			return binary
-	binary = build(paths, top, source_version())
+	binary = build(paths, top, source)
 	link_firmware(binary)
 	write_text(done, binary + '\n')
 	log(f'qemu: {binary} (QEMU {".".join(map(str, version))} with the MTE '
