@@ -3,8 +3,9 @@
  * KUnit suite slqb_node: allocations for a node. kmem_cache_alloc_node()
  * returns memory of the node asked for; a node without memory is no node;
  * a request for another node tries it first without reclaim;
- * __GFP_THISNODE holds even when the LIFO has another node's objects; and
- * bulk frees that mix nodes and caches give every object back.
+ * __GFP_THISNODE holds even when the LIFO has another node's objects; a
+ * CPU's allocations for a node take that node's lock once a batch; and bulk
+ * frees that mix nodes and caches give every object back.
  */
 
 #include <linux/kfence.h>
@@ -172,6 +173,82 @@ static void slqb_test_thisnode_lifo(struct kunit *test)
 	slqbt_destroy_empty(test, s);
 }
 
+struct stash_ctx {
+	struct kmem_cache *s;
+	int far, near;
+	void *objs[5];
+	unsigned int stash_nr[5];
+	int stash_node[5];
+};
+
+static void stash_step(struct stash_ctx *ctx, int i, int node, gfp_t gfp)
+{
+	struct kmem_cache_cpu *c = raw_cpu_ptr(ctx->s->cpu_slab);
+
+	ctx->objs[i] = slqbt_obj_gfp(ctx->s, gfp, node);
+	ctx->stash_nr[i] = c->stash_nr;
+	ctx->stash_node[i] = c->stash_node;
+}
+
+static int do_stash_allocs(void *arg)
+{
+	struct stash_ctx *ctx = arg;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		stash_step(ctx, i, ctx->far, GFP_KERNEL);
+	stash_step(ctx, 4, ctx->near, GFP_KERNEL | __GFP_THISNODE);
+	return 0;
+}
+
+/*
+ * Allocations for another node take a batch of one of its slabs onto the
+ * CPU's stash under the node's lock, and the next ones pop it; a request
+ * for a different node gives the stash back to its slab first, and a
+ * shrink empties it.
+ */
+static void slqb_test_node_stash(struct kunit *test)
+{
+	struct stash_ctx ctx = {};
+	struct kmem_cache *s;
+	unsigned int batch;
+	struct slab *slab;
+	int a, b, i;
+
+	if (!slqbt_cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+	s = slqbt_cache(test, "slqb_test_stash", TEST_OBJ_SIZE, 0, 0, NULL);
+	ctx.s = s;
+	ctx.near = cpu_to_mem(a);
+	ctx.far = cpu_to_mem(b);
+	batch = min(s->objects, READ_ONCE(s->freebatch));
+	KUNIT_ASSERT_GE(test, batch, 5U);
+
+	slqbt_run_on(test, a, do_stash_allocs, &ctx);
+	for (i = 0; i < 5; i++)
+		KUNIT_ASSERT_NOT_NULL(test, ctx.objs[i]);
+	slab = virt_to_slab(ctx.objs[0]);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, ctx.stash_nr[i], batch - 1 - i);
+		KUNIT_EXPECT_EQ(test, ctx.stash_node[i], ctx.far);
+		KUNIT_EXPECT_PTR_EQ(test, virt_to_slab(ctx.objs[i]), slab);
+	}
+	KUNIT_EXPECT_EQ(test, slab_nid(slab), ctx.far);
+	/* The far node's stash went back before the near node's batch. */
+	KUNIT_EXPECT_EQ(test, ctx.stash_nr[4], batch - 1);
+	KUNIT_EXPECT_EQ(test, ctx.stash_node[4], ctx.near);
+	KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(ctx.objs[4])), ctx.near);
+	KUNIT_EXPECT_EQ(test, slab->inuse, 4U);
+
+	kmem_cache_shrink(s);
+	KUNIT_EXPECT_EQ(test, cpu_of(s, a)->stash_nr, 0U);
+	KUNIT_EXPECT_NULL(test, cpu_of(s, a)->stash);
+	KUNIT_EXPECT_EQ(test, in_use(s), 5L);
+	for (i = 0; i < 5; i++)
+		kmem_cache_free(s, ctx.objs[i]);
+	slqbt_destroy_empty(test, s);
+}
+
 /* Fisher-Yates with a fixed seed: the same mix on every run. */
 static void shuffle(void **objs, unsigned int n)
 {
@@ -248,6 +325,7 @@ static struct kunit_case slqb_node_cases[] = {
 	KUNIT_CASE(slqb_test_thisnode_no_memory),
 	KUNIT_CASE(slqb_test_node_try_first),
 	KUNIT_CASE(slqb_test_thisnode_lifo),
+	KUNIT_CASE(slqb_test_node_stash),
 	KUNIT_CASE(slqb_test_bulk_free_mixed),
 	{}
 };

@@ -19,6 +19,14 @@
  *    A refill takes a slab's whole freelist when it fits under hiwater, else
  *    freebatch objects of it; a new slab whose objects fit under hiwater
  *    goes onto an empty LIFO whole, without passing through the list;
+ *  - the stash (kmem_cache_cpu.stash, .stash_nr): at most freebatch objects of
+ *    one slab of a node list, for this CPU's node-specific allocations for that
+ *    node (see "Nodes"). One that finds the stash empty, or holding another
+ *    node's objects, gives it back and takes an object under the node's lock,
+ *    and up to freebatch - 1 more of the same slab with it: a CPU that
+ *    allocates for another node takes the lock once a batch, not once an
+ *    object. Drains, the dead-CPU drain, a change of the local node and every
+ *    trim pass give it back;
  *  - the rlist (kmem_cache_cpu.rlist): objects freed here that belong to
  *    one other CPU's slabs, handed over to that CPU in one move once
  *    freebatch of them have gathered, or when a free for another CPU comes;
@@ -75,9 +83,9 @@
  *    is a preference: when the local node ran out of memory, the page
  *    allocator's fallback slabs sit on CPU lists and feed the LIFO too;
  *  - any other node, and any node with __GFP_THISNODE, is served from that
- *    node's list, never from a LIFO. A new slab for it comes from the node
- *    if it has one at hand, and only then, without __GFP_THISNODE, from
- *    wherever the caller's flags find one;
+ *    node's list, through the stash, never from a LIFO. A new slab for it
+ *    comes from the node if it has one at hand, and only then, without
+ *    __GFP_THISNODE, from wherever the caller's flags find one;
  *  - when memory hotplug changes a CPU's local node, the CPU gives its
  *    queued objects and its other nodes' partial slabs back.
  *
@@ -90,7 +98,8 @@
  * (gfp_pfmemalloc_allowed()): the reserves are what reclaim, and swap over
  * the network, make progress with, and an skb that did not ask for them
  * must not get them unmarked (kmalloc_reserve()). Such a slab never joins
- * a CPU list, and its objects never wait on a LIFO, rlist or remote queue:
+ * a CPU list, and its objects never wait on a LIFO, stash, rlist or remote
+ * queue:
  *
  *  - the node list owns it, behind all other partial slabs (partial_add());
  *    a refill or a node-specific allocation takes from it only for an
@@ -108,17 +117,16 @@
  * Ownership
  * ---------
  * A slab's owner (slab->list) is a CPU list or the node list of the slab's
- * node. A live CPU's list, its slabs, LIFO and rlist are touched by that CPU
- * alone, with interrupts disabled (but for the lockless pop), with these
- * exceptions, all lockless: any CPU pushes onto its remote queue and adds
- * to remote_nr; any CPU reads its dead flag and dry_stamp, and arms its cap
- * timer (the cap_armed bit makes that once until the timer has run);
- * statistics and sysfs read its counters racily. A node list, and any slab
- * that it or a dead CPU owns, is only touched under the node's list_lock,
- * and slab->list only changes under that lock. Anyone who read an owner
- * without the lock reads it again under the lock before acting on it. A
- * dead CPU's lists are touched by the CPU hotplug callbacks, which run
- * while it cannot run.
+ * node. A live CPU's list, its slabs, LIFO, stash and rlist are touched by that
+ * CPU alone, with interrupts disabled (but for the lockless pop), with these
+ * exceptions, all lockless: any CPU pushes onto its remote queue and adds to
+ * remote_nr; any CPU reads its dead flag and dry_stamp, and arms its cap timer
+ * (the cap_armed bit makes that once until the timer has run); statistics and
+ * sysfs read its counters racily. A node list, and any slab that it or a dead
+ * CPU owns, is only touched under the node's list_lock, and slab->list only
+ * changes under that lock. Anyone who read an owner without the lock reads it
+ * again under the lock before acting on it. A dead CPU's lists are touched by
+ * the CPU hotplug callbacks, which run while it cannot run.
  *
  * Contexts that run on their own
  * ------------------------------
@@ -562,6 +570,23 @@ void slqb_flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 	stat_add(l, FLUSH_FREE_LIST_REMOTE, remote);
 }
 
+/*
+ * Give the stash back. Its objects are of one node's slabs, which that
+ * node's list owns, or a CPU that has adopted one since: the walk finds
+ * each owner.
+ */
+void slqb_flush_stash(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		      struct list_head *discard)
+{
+	void *head = c->stash;
+
+	if (!head)
+		return;
+	c->stash = NULL;
+	c->stash_nr = 0;
+	slqb_flush_chain(s, c, head, discard, NULL);
+}
+
 /* Allocation: the slow paths */
 
 /*
@@ -703,9 +728,34 @@ static void *adopt_node_slab(struct kmem_cache *s, struct kmem_cache_list *l,
 }
 
 /*
- * Put a new slab on the list of its node and take one object of it, under
- * the node's lock.
+ * Take an object of @slab, a partial slab of the list of @n, under the
+ * node's lock. An empty stash takes up to freebatch - 1 more in the same
+ * move, for the next allocations for that node; a slab of the emergency
+ * reserves gives one object at a time (see "Emergency reserves" at the top).
  */
+static void *node_take(struct kmem_cache *s, struct kmem_cache_node *n,
+		       struct slab *slab)
+{
+	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
+	unsigned int nr = min(slab_free_objects(s, slab),
+			      READ_ONCE(s->freebatch)), i;
+	void *object = slab->freelist, *last = object;
+
+	stat(&n->list, ALLOC);
+	if (c->stash_nr || nr < 2 || unlikely(slab_test_pfmemalloc(slab)))
+		return slab_take_object(s, &n->list, slab);
+	for (i = 1; i < nr; i++)
+		last = get_freepointer(s, last);
+	slab->freelist = get_freepointer(s, last);
+	set_freepointer(s, last, NULL);
+	slab_taken(&n->list, slab, nr);
+	c->stash = get_freepointer(s, object);
+	c->stash_nr = nr - 1;
+	c->stash_node = slab_nid(slab);
+	return object;
+}
+
+/* Put a new slab on the list of its node and take from it, under its lock. */
 static void *node_slab_object(struct kmem_cache *s, struct slab *slab)
 {
 	struct kmem_cache_node *n = get_node(s, slab_nid(slab));
@@ -714,8 +764,7 @@ static void *node_slab_object(struct kmem_cache *s, struct slab *slab)
 	spin_lock(&n->list_lock);
 	list_add_slab(s, &n->list, slab);
 	stat(&n->list, ALLOC_SLAB_NEW);
-	object = slab_take_object(s, &n->list, slab);
-	stat(&n->list, ALLOC);
+	object = node_take(s, n, slab);
 	spin_unlock(&n->list_lock);
 	return object;
 }
@@ -802,24 +851,40 @@ static void *alloc_slow(struct kmem_cache *s, gfp_t gfpflags,
 }
 
 /*
- * A node-specific allocation: from that node's list, under its lock. A node
- * with no normal memory is no node at all: NULL with *fallback set tells the
- * caller to use the local path. Otherwise a new slab comes from @node if it
- * has one at hand (no reclaim, no warning), and then, unless the caller
- * insists on @node, from wherever the page allocator finds one with the
- * caller's own flags; it goes on the list of its own node.
+ * A node-specific allocation: from the stash if it holds that node's
+ * objects, else from that node's list, under its lock, which refills an
+ * empty stash (node_take()); a stash of another node's objects goes back
+ * first. A node with no normal memory is no node at all: NULL with
+ * *fallback set tells the caller to use the local path. Otherwise a new
+ * slab comes from @node if it has one at hand (no reclaim, no warning),
+ * and then, unless the caller insists on @node, from wherever the page
+ * allocator finds one with the caller's own flags; it goes on the list of
+ * its own node.
  */
 static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 			bool *fallback, unsigned long irqflags)
 {
+	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
 	struct kmem_cache_node *n;
 	struct slab *slab;
 	void *object = NULL;
+	LIST_HEAD(discard);
 
+	if (c->stash_nr && c->stash_node == node) {
+		object = c->stash;
+		c->stash = get_freepointer(s, object);
+		c->stash_nr--;
+		stat(&c->list, ALLOC);
+		return object;
+	}
 	n = slqb_alloc_node_list(s, node);
 	if (!n) {
 		*fallback = true;
 		return NULL;
+	}
+	if (c->stash_nr) {
+		slqb_flush_stash(s, c, &discard);
+		slqb_discard_slabs(s, &discard);
 	}
 
 	spin_lock(&n->list_lock);
@@ -827,10 +892,8 @@ static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 	/* The reserve comes before a slab of the emergency reserves. */
 	if (!slab || unlikely(slab_test_pfmemalloc(slab)))
 		slab = reserve_take(s, n, &n->list) ?: slab;
-	if (slab) {
-		object = slab_take_object(s, &n->list, slab);
-		stat(&n->list, ALLOC);
-	}
+	if (slab)
+		object = node_take(s, n, slab);
 	spin_unlock(&n->list_lock);
 	if (object)
 		return object;

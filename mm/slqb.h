@@ -88,6 +88,10 @@
  * @rlist_target: the list that @rlist is for
  * @trim_head: head of the LIFO then: a LIFO that still has both went
  *	untouched
+ * @stash: objects of one slab of the node @stash_node, taken under the
+ *	node's lock in one move for this CPU's next allocations for that node
+ * @stash_nr: number of objects on @stash
+ * @stash_node: the node of the objects on @stash
  * @dry_stamp: jiffies when an allocation last found the LIFO empty: whether
  *	this CPU is allocating, for the cap of its remote queue
  *	(slqb_remote_over_cap())
@@ -103,6 +107,9 @@ struct kmem_cache_cpu {
 	unsigned int trim_nr;
 	struct kmem_cache_list *rlist_target;
 	void *trim_head;
+	void *stash;
+	unsigned int stash_nr;
+	int stash_node;
 	unsigned long dry_stamp;
 	unsigned long cap_armed;
 	struct timer_list cap_timer;
@@ -421,6 +428,8 @@ void slqb_claim_remote(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		       struct list_head *discard);
 void slqb_flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		     unsigned int nr, struct list_head *discard);
+void slqb_flush_stash(struct kmem_cache *s, struct kmem_cache_cpu *c,
+		      struct list_head *discard);
 
 /* The caps of the remote queues, mm/slqb_remote.c. */
 void slqb_remote_over_cap(struct kmem_cache *s, struct kmem_cache_cpu *c,

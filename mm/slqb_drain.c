@@ -63,7 +63,7 @@ void slqb_set_local_node(int cpu)
 
 /* Drains, shrink and destroy */
 
-/* Phase one of a drain, on each CPU: empty the LIFO and the rlist. */
+/* Phase one of a drain, on each CPU: empty the LIFO, stash and rlist. */
 static void drain_local_queues(void *info)
 {
 	struct kmem_cache *s = info;
@@ -71,6 +71,7 @@ static void drain_local_queues(void *info)
 	LIST_HEAD(discard);
 
 	slqb_flush_lifo(s, c, c->list.nr, &discard);
+	slqb_flush_stash(s, c, &discard);
 	slqb_rlist_handover(s, c, &discard);
 	slqb_discard_slabs(s, &discard);
 }
@@ -145,7 +146,7 @@ int __kmem_cache_shutdown(struct kmem_cache *s)
 /*
  * @cpu is dead. Hand its partial slabs to the node lists, then, once it is
  * marked dead so that whoever frees into its remaining (full) slabs adopts
- * them, return its LIFO, rlist and remote queue.
+ * them, return its LIFO, stash, rlist and remote queue.
  */
 static void slqb_drain_dead_cpu(struct kmem_cache *s, int cpu)
 {
@@ -169,6 +170,7 @@ static void slqb_drain_dead_cpu(struct kmem_cache *s, int cpu)
 	smp_mb();
 
 	slqb_flush_lifo(s, c, l->nr, &discard);
+	slqb_flush_stash(s, c, &discard);
 	slqb_rlist_handover(s, c, &discard);
 	head = remote_take_all(l);
 	if (head)
@@ -226,8 +228,9 @@ static int slqb_cpu_dead(unsigned int cpu)
 /* The periodic trim */
 
 /*
- * One trim pass over a cache on this CPU: claim the remote queue, flush the
- * LIFO and hand the rlist over, and free half of the local node's reserve.
+ * One trim pass over a cache on this CPU: claim the remote queue, give the
+ * stash back, flush the LIFO and hand the rlist over, and free half of the
+ * local node's reserve.
  * A LIFO that nobody touched since the last pass (same head, same length)
  * is flushed whole; a busy one loses freebatch objects (slqb_flush_lifo()).
  * The work is bounded by hiwater objects plus the capped remote queue
@@ -252,12 +255,14 @@ static unsigned int trim_cache(struct kmem_cache *s)
 	c = this_cpu_ptr(s->cpu_slab);
 	l = &c->list;
 	/* A claim may take pushes before they count themselves: remote_nr < 0. */
-	before = l->nr + max(atomic_read(&l->remote_nr), 0) + c->rlist_nr;
+	before = l->nr + max(atomic_read(&l->remote_nr), 0) + c->rlist_nr +
+		 c->stash_nr;
 	if (!before) {
 		local_irq_enable();
 		return 0;
 	}
 	slqb_claim_remote(s, c, &discard);
+	slqb_flush_stash(s, c, &discard);
 	nr = min(l->nr, READ_ONCE(s->freebatch));
 	if (l->freelist == c->trim_head && l->nr == c->trim_nr)
 		nr = l->nr;
@@ -419,6 +424,7 @@ static void requeue_foreign(void *info)
 		LIST_HEAD(discard);
 
 		slqb_flush_lifo(s, c, l->nr, &discard);
+		slqb_flush_stash(s, c, &discard);
 		slqb_rlist_handover(s, c, &discard);
 		list_for_each_entry_safe(slab, next, &l->partial, slab_list) {
 			struct kmem_cache_node *n = get_node(s, slab_nid(slab));
@@ -525,6 +531,7 @@ static unsigned long cache_queued_objects(struct kmem_cache *s)
 		struct kmem_cache_cpu *c = cpu_of(s, cpu);
 
 		nr += READ_ONCE(c->list.nr) + READ_ONCE(c->rlist_nr) +
+		      READ_ONCE(c->stash_nr) +
 		      max(atomic_read(&c->list.remote_nr), 0);
 	}
 	for_each_kmem_cache_node(s, node, n)
