@@ -520,7 +520,8 @@ static int lockless_pop_aba_fn(void *arg)
 	aba->x = slqbt_obj(aba->s, NUMA_NO_NODE);
 	if (!aba->x)
 		return 0;
-	aba->popped = slqb_test_interrupted_pop(aba->s, interrupt_aba, aba);
+	aba->popped = slqb_test_interrupted_pop(aba->s, NUMA_NO_NODE,
+						interrupt_aba, aba);
 	if (IS_ERR(aba->popped) && PTR_ERR(aba->popped) == -EOPNOTSUPP) {
 		kmem_cache_free(aba->s, aba->x);
 		return 0;

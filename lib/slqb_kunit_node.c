@@ -176,9 +176,9 @@ static void slqb_test_thisnode_lifo(struct kunit *test)
 struct stash_ctx {
 	struct kmem_cache *s;
 	int far, near;
-	void *objs[5];
-	unsigned int stash_nr[5];
-	int stash_node[5];
+	void *objs[6];
+	unsigned int stash_nr[6];
+	int stash_node[6];
 };
 
 static void stash_step(struct stash_ctx *ctx, int i, int node, gfp_t gfp)
@@ -186,8 +186,8 @@ static void stash_step(struct stash_ctx *ctx, int i, int node, gfp_t gfp)
 	struct kmem_cache_cpu *c = raw_cpu_ptr(ctx->s->cpu_slab);
 
 	ctx->objs[i] = slqbt_obj_gfp(ctx->s, gfp, node);
-	ctx->stash_nr[i] = c->stash_nr;
-	ctx->stash_node[i] = c->stash_node;
+	ctx->stash_nr[i] = c->stash.nr;
+	ctx->stash_node[i] = c->stash.node;
 }
 
 static int do_stash_allocs(void *arg)
@@ -198,20 +198,21 @@ static int do_stash_allocs(void *arg)
 	for (i = 0; i < 4; i++)
 		stash_step(ctx, i, ctx->far, GFP_KERNEL);
 	stash_step(ctx, 4, ctx->near, GFP_KERNEL | __GFP_THISNODE);
+	stash_step(ctx, 5, ctx->far, GFP_KERNEL);
 	return 0;
 }
 
 /*
  * Allocations for another node take a batch of one of its slabs onto the
  * CPU's stash under the node's lock, and the next ones pop it; a request
- * for a different node gives the stash back to its slab first, and a
- * shrink empties it.
+ * for a different node gives the stash back to its slab first, never takes
+ * an object of it, and a shrink empties it.
  */
 static void slqb_test_node_stash(struct kunit *test)
 {
 	struct stash_ctx ctx = {};
+	unsigned int batch, refill;
 	struct kmem_cache *s;
-	unsigned int batch;
 	struct slab *slab;
 	int a, b, i;
 
@@ -238,14 +239,144 @@ static void slqb_test_node_stash(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ctx.stash_nr[4], batch - 1);
 	KUNIT_EXPECT_EQ(test, ctx.stash_node[4], ctx.near);
 	KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(ctx.objs[4])), ctx.near);
-	KUNIT_EXPECT_EQ(test, slab->inuse, 4U);
+	/* Back to the far node: its slab again, with the near stash back. */
+	KUNIT_EXPECT_PTR_EQ(test, virt_to_slab(ctx.objs[5]), slab);
+	KUNIT_EXPECT_EQ(test, ctx.stash_node[5], ctx.far);
+	refill = min(s->objects - 4, batch);
+	KUNIT_EXPECT_EQ(test, ctx.stash_nr[5], refill - 1);
+	KUNIT_EXPECT_EQ(test, slab->inuse, 4 + refill);
 
 	kmem_cache_shrink(s);
-	KUNIT_EXPECT_EQ(test, cpu_of(s, a)->stash_nr, 0U);
-	KUNIT_EXPECT_NULL(test, cpu_of(s, a)->stash);
-	KUNIT_EXPECT_EQ(test, in_use(s), 5L);
-	for (i = 0; i < 5; i++)
+	KUNIT_EXPECT_EQ(test, cpu_of(s, a)->stash.nr, 0U);
+	KUNIT_EXPECT_NULL(test, cpu_of(s, a)->stash.head);
+	KUNIT_EXPECT_EQ(test, slab->inuse, 5U);
+	KUNIT_EXPECT_EQ(test, in_use(s), 6L);
+	for (i = 0; i < 6; i++)
 		kmem_cache_free(s, ctx.objs[i]);
+	slqbt_destroy_empty(test, s);
+}
+
+struct stash_aba {
+	struct kmem_cache *s;
+	int far, near;
+	void *y;	/* the far slab's first object: it filled the stash */
+	void *a, *b;	/* the stash's first two objects */
+	void *z[3];	/* the "interrupt's" objects of the near node */
+	void *w;	/* its last allocation for the far node */
+	void *popped;	/* what the interrupted pop returned */
+	void *p;	/* the next allocation for the far node */
+	unsigned int nr, nr_again;	/* the stash's length, before and after */
+};
+
+/*
+ * Stands for an interrupt between the reads and the exchange of a lockless
+ * pop of the stash [a, b, c, ...], and changes it with refills and flushes
+ * alone, no pop: requests for the near node send the stash back to the far
+ * slab, and the requests for the far node after them take its first free
+ * object, a and then b, and stash the next ones. It frees a and then b,
+ * and asks for the far node once more: that refill hands out b and
+ * stashes a, c, ... The head and the length are back, but the head's
+ * successor is no longer the one the pop read.
+ */
+static void interrupt_stash_aba(void *arg)
+{
+	struct stash_aba *aba = arg;
+	struct kmem_cache *s = aba->s;
+	gfp_t near = GFP_ATOMIC | __GFP_THISNODE;
+
+	aba->z[0] = slqbt_obj_gfp(s, near, aba->near);
+	aba->a = slqbt_obj_gfp(s, GFP_ATOMIC, aba->far);
+	aba->z[1] = slqbt_obj_gfp(s, near, aba->near);
+	aba->b = slqbt_obj_gfp(s, GFP_ATOMIC, aba->far);
+	aba->z[2] = slqbt_obj_gfp(s, near, aba->near);
+	if (!aba->a || !aba->b)
+		return;
+	kmem_cache_free(s, aba->a);
+	kmem_cache_free(s, aba->b);
+	aba->w = slqbt_obj_gfp(s, GFP_ATOMIC, aba->far);
+	aba->nr_again = raw_cpu_ptr(s->cpu_slab)->stash.nr;
+}
+
+/* Runs on one CPU, whose stash the whole case is about. */
+static int stash_aba_fn(void *arg)
+{
+	struct stash_aba *aba = arg;
+
+	aba->y = slqbt_obj(aba->s, aba->far);
+	if (!aba->y)
+		return 0;
+	aba->nr = raw_cpu_ptr(aba->s->cpu_slab)->stash.nr;
+	aba->popped = slqb_test_interrupted_pop(aba->s, aba->far,
+						interrupt_stash_aba, aba);
+	if (IS_ERR(aba->popped) && PTR_ERR(aba->popped) == -EOPNOTSUPP)
+		return 0;
+	aba->p = slqbt_obj(aba->s, aba->far);
+	return 0;
+}
+
+static bool same_object(const void *x, const void *y)
+{
+	return kasan_reset_tag(x) == kasan_reset_tag(y);
+}
+
+/* Free what the case holds; a broken pop hands an object out twice. */
+static void stash_aba_free(struct kmem_cache *s, struct stash_aba *aba)
+{
+	void *objs[] = { aba->y, aba->z[0], aba->z[1], aba->z[2], aba->w,
+			 aba->p, IS_ERR(aba->popped) ? NULL : aba->popped };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(objs); i++) {
+		for (j = 0; j < i; j++)
+			if (objs[j] && same_object(objs[j], objs[i]))
+				break;
+		if (objs[i] && j == i)
+			kmem_cache_free(s, objs[i]);
+	}
+}
+
+/*
+ * A lockless pop of the stash whose stash changed under it must not take
+ * its object, even when the head and the length came back: it would make
+ * an allocated object (b) the head. Flushes and refills must tell the pop
+ * so, as pops do: here nothing else changes the stash.
+ */
+static void slqb_test_stash_pop_aba(struct kunit *test)
+{
+	struct stash_aba aba = {};
+	struct kmem_cache *s;
+	int a, b;
+
+	if (!slqbt_cpus_on_two_nodes(&a, &b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+	s = slqbt_cache(test, "slqb_test_stash_aba", TEST_OBJ_SIZE, 0, 0,
+			NULL);
+	/* Batches of 8, well under a slab: every refill stashes 7. */
+	KUNIT_ASSERT_GE(test, s->objects, 16U);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 0, 8), 0);
+	aba.s = s;
+	aba.near = cpu_to_mem(a);
+	aba.far = cpu_to_mem(b);
+	slqbt_run_on(test, a, stash_aba_fn, &aba);
+	if (aba.popped == ERR_PTR(-EOPNOTSUPP)) {
+		if (aba.y)
+			kmem_cache_free(s, aba.y);
+		kmem_cache_destroy(s);
+		kunit_skip(test, "no lockless pop on this CPU");
+	}
+	KUNIT_ASSERT_NOT_NULL(test, aba.y);
+	KUNIT_EXPECT_NOT_NULL(test, aba.w);
+	KUNIT_EXPECT_NOT_NULL(test, aba.p);
+	/* The premise: the refill gave b out and the stash its length back. */
+	KUNIT_EXPECT_TRUE(test, same_object(aba.w, aba.b));
+	KUNIT_EXPECT_EQ(test, aba.nr_again, aba.nr);
+	KUNIT_EXPECT_EQ(test, aba.nr, 7U);
+	/* Not NULL, which would say that the pop found the stash empty. */
+	KUNIT_EXPECT_PTR_EQ(test, aba.popped, ERR_PTR(-EAGAIN));
+	/* The stash is the one the "interrupt" left: a first, not b. */
+	KUNIT_EXPECT_TRUE(test, same_object(aba.p, aba.a));
+	KUNIT_EXPECT_FALSE(test, same_object(aba.p, aba.b));
+	stash_aba_free(s, &aba);
 	slqbt_destroy_empty(test, s);
 }
 
@@ -326,6 +457,7 @@ static struct kunit_case slqb_node_cases[] = {
 	KUNIT_CASE(slqb_test_node_try_first),
 	KUNIT_CASE(slqb_test_thisnode_lifo),
 	KUNIT_CASE(slqb_test_node_stash),
+	KUNIT_CASE(slqb_test_stash_pop_aba),
 	KUNIT_CASE(slqb_test_bulk_free_mixed),
 	{}
 };

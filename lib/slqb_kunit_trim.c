@@ -42,9 +42,10 @@ static void slqb_test_empty_slabs_freed(struct kunit *test)
 }
 
 /*
- * Objects of @s on queues (LIFOs, rlists, remote queues), as the sysfs file
- * queued counts them, and one more for a remote queue whose count has not
- * caught up with its head: a queue counts as empty only once it is.
+ * Objects of @s on queues (LIFOs, stashes, rlists, remote queues), as the
+ * sysfs file queued counts them, and one more for a remote queue whose
+ * count has not caught up with its head: a queue counts as empty only once
+ * it is.
  */
 static long queued_objects(struct kmem_cache *s)
 {
@@ -54,7 +55,7 @@ static long queued_objects(struct kmem_cache *s)
 	for_each_possible_cpu(cpu) {
 		struct kmem_cache_cpu *c = cpu_of(s, cpu);
 
-		nr += c->list.nr + c->rlist_nr +
+		nr += c->list.nr + c->rlist_nr + c->stash.nr +
 		      max(atomic_read(&c->list.remote_nr), 0);
 		if (c->list.remote_head)
 			nr++;

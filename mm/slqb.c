@@ -19,9 +19,10 @@
  *    A refill takes a slab's whole freelist when it fits under hiwater, else
  *    freebatch objects of it; a new slab whose objects fit under hiwater
  *    goes onto an empty LIFO whole, without passing through the list;
- *  - the stash (kmem_cache_cpu.stash, .stash_nr): at most freebatch objects of
- *    one slab of a node list, for this CPU's node-specific allocations for that
- *    node (see "Nodes"). One that finds the stash empty, or holding another
+ *  - the stash (kmem_cache_cpu.stash): at most freebatch objects of one slab
+ *    of a node list, for this CPU's node-specific allocations for that node
+ *    (see "Nodes"). They pop it as allocations pop the LIFO, lockless where
+ *    the LIFO's pop is. One that finds the stash empty, or holding another
  *    node's objects, gives it back and takes an object under the node's lock,
  *    and up to freebatch - 1 more of the same slab with it: a CPU that
  *    allocates for another node takes the lock once a batch, not once an
@@ -578,12 +579,13 @@ void slqb_flush_lifo(struct kmem_cache *s, struct kmem_cache_cpu *c,
 void slqb_flush_stash(struct kmem_cache *s, struct kmem_cache_cpu *c,
 		      struct list_head *discard)
 {
-	void *head = c->stash;
+	void *head = c->stash.head;
 
 	if (!head)
 		return;
-	c->stash = NULL;
-	c->stash_nr = 0;
+	c->stash.head = NULL;
+	c->stash.nr = 0;
+	c->stash.seq++;
 	slqb_flush_chain(s, c, head, discard, NULL);
 }
 
@@ -742,16 +744,17 @@ static void *node_take(struct kmem_cache *s, struct kmem_cache_node *n,
 	void *object = slab->freelist, *last = object;
 
 	stat(&n->list, ALLOC);
-	if (c->stash_nr || nr < 2 || unlikely(slab_test_pfmemalloc(slab)))
+	if (c->stash.nr || nr < 2 || unlikely(slab_test_pfmemalloc(slab)))
 		return slab_take_object(s, &n->list, slab);
 	for (i = 1; i < nr; i++)
 		last = get_freepointer(s, last);
 	slab->freelist = get_freepointer(s, last);
 	set_freepointer(s, last, NULL);
 	slab_taken(&n->list, slab, nr);
-	c->stash = get_freepointer(s, object);
-	c->stash_nr = nr - 1;
-	c->stash_node = slab_nid(slab);
+	c->stash.head = get_freepointer(s, object);
+	c->stash.nr = nr - 1;
+	c->stash.seq++;
+	c->stash.node = slab_nid(slab);
 	return object;
 }
 
@@ -870,10 +873,11 @@ static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 	void *object = NULL;
 	LIST_HEAD(discard);
 
-	if (c->stash_nr && c->stash_node == node) {
-		object = c->stash;
-		c->stash = get_freepointer(s, object);
-		c->stash_nr--;
+	if (c->stash.nr && c->stash.node == node) {
+		object = c->stash.head;
+		c->stash.head = get_freepointer(s, object);
+		c->stash.nr--;
+		c->stash.seq++;
 		stat(&c->list, ALLOC);
 		return object;
 	}
@@ -882,7 +886,7 @@ static void *alloc_node(struct kmem_cache *s, gfp_t gfpflags, int node,
 		*fallback = true;
 		return NULL;
 	}
-	if (c->stash_nr) {
+	if (c->stash.nr) {
 		slqb_flush_stash(s, c, &discard);
 		slqb_discard_slabs(s, &discard);
 	}
@@ -930,6 +934,10 @@ static_assert(offsetof(struct kmem_cache_list, seq) -
 	      offsetof(struct kmem_cache_list, nr) ==
 	      offsetof(union lifo_counters, seq));
 static_assert(offsetof(struct kmem_cache_cpu, list) == 0);
+static_assert(offsetof(struct slqb_stash, counters) == sizeof(void *));
+static_assert(offsetof(struct slqb_stash, seq) -
+	      offsetof(struct slqb_stash, nr) ==
+	      offsetof(union lifo_counters, seq));
 
 /*
  * Pop the head of this CPU's LIFO with interrupts on. With preemption off,
@@ -944,16 +952,17 @@ static_assert(offsetof(struct kmem_cache_cpu, list) == 0);
  * freed pages.
  *
  * lifo_peek() does the reads, lifo_take() the exchange; both run with
- * preemption disabled.
+ * preemption disabled. The stash, a pair of the same shape, is popped
+ * the same way (stash_pop_lockless()).
  */
-static __always_inline void *lifo_peek(struct kmem_cache *s,
-				       struct kmem_cache_list *l,
+static __always_inline void *lifo_peek(struct kmem_cache *s, void **head,
+				       unsigned long *counters,
 				       union lifo_counters *old, void **next)
 {
 	void *object;
 
-	old->counters = READ_ONCE(l->counters);
-	object = READ_ONCE(l->freelist);
+	old->counters = READ_ONCE(*counters);
+	object = READ_ONCE(*head);
 	if (object) {
 		/* A stale @next is harmless: the exchange then fails. */
 		*next = data_race(get_freepointer(s, object));
@@ -979,8 +988,9 @@ static __always_inline void *lifo_peek(struct kmem_cache *s,
  * flags and testing it right away keeps the stale state inside the block.
  * QEMU 8.0 rewrote the instruction's emulation.
  */
-static __always_inline bool lifo_take(struct kmem_cache_list *l, void *object,
-				      union lifo_counters old, void *next)
+static __always_inline bool lifo_take(void **head, unsigned long *counters,
+				      void *object, union lifo_counters old,
+				      void *next)
 {
 	union lifo_counters new;
 	bool taken;
@@ -992,8 +1002,8 @@ static __always_inline bool lifo_take(struct kmem_cache_list *l, void *object,
 	new.nr = old.nr - 1;
 	new.seq = old.seq + 1;
 #endif
-	taken = cmpxchg_double_local(&l->freelist, &l->counters,
-				     object, old.counters, next, new.counters);
+	taken = cmpxchg_double_local(head, counters, object, old.counters,
+				     next, new.counters);
 	OPTIMIZER_HIDE_VAR(taken);
 	return taken;
 }
@@ -1012,30 +1022,56 @@ void __init slqb_init_lockless_pop(void)
 }
 
 /*
- * Returns NULL when the LIFO is empty, or when the request is one for the
- * irq-off path: a node other than the local one, or __GFP_THISNODE.
+ * Pop the stash if it holds objects of @node. Its node is read after the
+ * pair: a refill for another node bumps @seq, so the exchange fails if
+ * the node changed since the pair was read.
+ */
+static __always_inline void *stash_pop_lockless(struct kmem_cache *s,
+						int node)
+{
+	struct slqb_stash *stash = raw_cpu_ptr(&s->cpu_slab->stash);
+	union lifo_counters old;
+	void *object, *next;
+
+	do {
+		object = lifo_peek(s, &stash->head, &stash->counters, &old,
+				   &next);
+		if (!object || READ_ONCE(stash->node) != node)
+			return NULL;
+	} while (!lifo_take(&stash->head, &stash->counters, object, old,
+			    next));
+	return object;
+}
+
+/*
+ * Returns NULL when the LIFO is empty, or when the request is one for a
+ * node list (a node other than the local one, or __GFP_THISNODE) and the
+ * stash has no object of that node: the irq-off path then serves it.
  */
 static __always_inline void *lifo_pop_lockless(struct kmem_cache *s,
 					       gfp_t gfpflags, int node)
 {
 	union lifo_counters old;
 	struct kmem_cache_list *l;
-	void *object = NULL, *next;
+	void *object, *next;
 
 	if (!static_branch_likely(&slqb_lockless_pop))
 		return NULL;
 	preempt_disable();
 	if (unlikely(node != NUMA_NO_NODE &&
-		     (node != slqb_local_node() || gfpflags & __GFP_THISNODE)))
+		     (node != slqb_local_node() || gfpflags & __GFP_THISNODE))) {
+		object = stash_pop_lockless(s, node);
 		goto out;
+	}
 	l = raw_cpu_ptr(&s->cpu_slab->list);
 	do {
-		object = lifo_peek(s, l, &old, &next);
+		object = lifo_peek(s, &l->freelist, &l->counters, &old, &next);
 		if (unlikely(!object))
 			goto out;
-	} while (!lifo_take(l, object, old, next));
-	stat_this_cpu(s, ALLOC);
+	} while (!lifo_take(&l->freelist, &l->counters, object, old, next));
 out:
+	if (object)
+		stat_this_cpu(s, ALLOC);
 	preempt_enable();
 	return object;
 }
@@ -1802,21 +1838,28 @@ bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags)
 	return slab;
 }
 
-void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
-				void *arg)
+void *slqb_test_interrupted_pop(struct kmem_cache *s, int node,
+				void (*irq)(void *), void *arg)
 {
 #ifdef SLQB_LOCKLESS_POP
-	struct kmem_cache_list *l;
+	struct kmem_cache_cpu *c;
+	unsigned long *counters;
 	union lifo_counters old;
 	void *object, *next;
+	void **head;
 
 	if (!static_branch_likely(&slqb_lockless_pop))
 		return ERR_PTR(-EOPNOTSUPP);
 	preempt_disable();
-	l = raw_cpu_ptr(&s->cpu_slab->list);
-	object = lifo_peek(s, l, &old, &next);
+	c = raw_cpu_ptr(s->cpu_slab);
+	head = node == NUMA_NO_NODE ? &c->list.freelist : &c->stash.head;
+	counters = node == NUMA_NO_NODE ? &c->list.counters :
+					  &c->stash.counters;
+	object = lifo_peek(s, head, counters, &old, &next);
 	irq(arg);
-	if (object && !lifo_take(l, object, old, next))
+	if (object && ((node != NUMA_NO_NODE &&
+			READ_ONCE(c->stash.node) != node) ||
+		       !lifo_take(head, counters, object, old, next)))
 		object = ERR_PTR(-EAGAIN);
 	preempt_enable();
 	return object;

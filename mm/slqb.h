@@ -78,6 +78,27 @@
 #define SLQB_TRIM_WAKE_SLACK	(HZ / 2)
 
 /**
+ * struct slqb_stash - a CPU's objects for its allocations for one node
+ * @head: the objects, linked through their free pointers
+ * @nr: number of objects on @head
+ * @seq: bumped by every pop, refill and flush, so that a lockless pop can
+ *	tell that the stash changed under it, as the LIFO's @seq does
+ * @counters: @nr and @seq as one word, compared together with @head
+ * @node: the node of the objects
+ */
+struct slqb_stash {
+	void *head;
+	union {
+		struct {
+			unsigned int nr;
+			unsigned int seq;
+		};
+		unsigned long counters;
+	};
+	int node;
+};
+
+/**
  * struct kmem_cache_cpu - a CPU's state in one cache
  * @list: objects and slabs this CPU owns
  * @rlist: objects freed here that belong to another CPU's list, all for
@@ -88,10 +109,8 @@
  * @rlist_target: the list that @rlist is for
  * @trim_head: head of the LIFO then: a LIFO that still has both went
  *	untouched
- * @stash: objects of one slab of the node @stash_node, taken under the
- *	node's lock in one move for this CPU's next allocations for that node
- * @stash_nr: number of objects on @stash
- * @stash_node: the node of the objects on @stash
+ * @stash: objects of one slab of a node list, taken under the node's lock
+ *	in one move, for this CPU's next allocations for that node
  * @dry_stamp: jiffies when an allocation last found the LIFO empty: whether
  *	this CPU is allocating, for the cap of its remote queue
  *	(slqb_remote_over_cap())
@@ -107,9 +126,7 @@ struct kmem_cache_cpu {
 	unsigned int trim_nr;
 	struct kmem_cache_list *rlist_target;
 	void *trim_head;
-	void *stash;
-	unsigned int stash_nr;
-	int stash_node;
+	struct slqb_stash stash __aligned(2 * sizeof(void *));
 	unsigned long dry_stamp;
 	unsigned long cap_armed;
 	struct timer_list cap_timer;
@@ -756,13 +773,15 @@ unsigned long slqb_test_shrinker(unsigned long nr_to_scan);
 /* Make a slab of @s as a caller with interrupts disabled; true if one came. */
 bool slqb_test_new_slab_irqoff(struct kmem_cache *s, gfp_t flags);
 /*
- * Pop this CPU's LIFO locklessly with @irq(@arg) run between the reads and
- * the exchange, as an interrupt could. Returns the object popped, NULL if
- * the LIFO was empty, ERR_PTR(-EAGAIN) if the exchange found it changed,
- * or ERR_PTR(-EOPNOTSUPP) where there is no lockless pop.
+ * Pop this CPU's LIFO (@node NUMA_NO_NODE), or its stash for @node,
+ * locklessly with @irq(@arg) run between the reads and the exchange, as an
+ * interrupt could. Returns the object popped, NULL if the LIFO or stash was
+ * empty, ERR_PTR(-EAGAIN) if the exchange found it changed (or the stash
+ * holding another node's objects), or ERR_PTR(-EOPNOTSUPP) where there is
+ * no lockless pop.
  */
-void *slqb_test_interrupted_pop(struct kmem_cache *s, void (*irq)(void *),
-				void *arg);
+void *slqb_test_interrupted_pop(struct kmem_cache *s, int node,
+				void (*irq)(void *), void *arg);
 #else
 static inline bool fail_new_slab(struct kmem_cache *s)
 {

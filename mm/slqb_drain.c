@@ -256,7 +256,7 @@ static unsigned int trim_cache(struct kmem_cache *s)
 	l = &c->list;
 	/* A claim may take pushes before they count themselves: remote_nr < 0. */
 	before = l->nr + max(atomic_read(&l->remote_nr), 0) + c->rlist_nr +
-		 c->stash_nr;
+		 c->stash.nr;
 	if (!before) {
 		local_irq_enable();
 		return 0;
@@ -531,7 +531,7 @@ static unsigned long cache_queued_objects(struct kmem_cache *s)
 		struct kmem_cache_cpu *c = cpu_of(s, cpu);
 
 		nr += READ_ONCE(c->list.nr) + READ_ONCE(c->rlist_nr) +
-		      READ_ONCE(c->stash_nr) +
+		      READ_ONCE(c->stash.nr) +
 		      max(atomic_read(&c->list.remote_nr), 0);
 	}
 	for_each_kmem_cache_node(s, node, n)

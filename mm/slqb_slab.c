@@ -413,7 +413,7 @@ void slqb_cache_totals(struct kmem_cache *s, struct slqb_totals *t)
 		struct kmem_cache_cpu *c = cpu_of(s, cpu);
 
 		list_totals(&c->list, t);
-		t->free += READ_ONCE(c->rlist_nr) + READ_ONCE(c->stash_nr);
+		t->free += READ_ONCE(c->rlist_nr) + READ_ONCE(c->stash.nr);
 	}
 	for_each_kmem_cache_node(s, node, n)
 		list_totals(&n->list, t);

@@ -104,7 +104,7 @@ static ssize_t queued_show(struct kmem_cache *s, char *buf)
 		struct kmem_cache_cpu *c = cpu_of(s, cpu);
 
 		nr += READ_ONCE(c->list.nr) + READ_ONCE(c->rlist_nr) +
-		      READ_ONCE(c->stash_nr) +
+		      READ_ONCE(c->stash.nr) +
 		      max(atomic_read(&c->list.remote_nr), 0);
 	}
 	return sysfs_emit(buf, "%lu\n", nr);
