@@ -820,8 +820,8 @@ bench_stats() {	# each micro case alone, with the counters before and after
 }
 
 bench_trim() {	# every cache's counters after the workloads: the trim maxima
-	[ -r /sys/kernel/slab/kmalloc-64/alloc ] ||
-		{ bench_say "skip name=trim why=no-SLQB_STATS"; return 0; }
+	has_stats /sys/kernel/slab/kmalloc-64 ||
+		{ bench_say "skip name=trim why=no-SLQB_STATS-or-SLUB_STATS"; return 0; }
 	bench_stat_dump after workloads '*'
 }
 

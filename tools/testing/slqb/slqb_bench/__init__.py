@@ -55,8 +55,9 @@ and busiest functions.
 `slqb bench --counters` instead runs each micro case alone on
 the statistics-enabled SLQB kernel of `slqb boot` and shows what SLQB's
 counters did, then the system workloads, and shows the periodic trim's
-worst pass of each cache; the same micro cases on a SLUB kernel with
-CONFIG_SLUB_STATS give both allocators' page-allocator round trips.
+worst pass of each cache; the same on a SLUB kernel with
+CONFIG_SLUB_STATS gives both allocators' page-allocator round trips, per
+micro case and over the workloads.
 """
 
 import argparse
@@ -943,6 +944,47 @@ def page_trips_view(slqb: List[List[str]],
 	return line, rows
 
 
+# (allocations, slabs taken, slabs given back) in each allocator's dump
+WORKLOAD_TRIP_FIELDS = {
+	'slqb': (('alloc',), 'alloc_slab_new', 'flush_slab_free'),
+	'slub': (('alloc_fastpath', 'alloc_slowpath'), 'alloc_slab', 'free_slab'),
+}
+
+
+def workload_trips(stats: List[Dict[str, str]],
+		   alloc: str) -> Optional[Tuple[int, int, int]]:
+	"""Allocations, slabs taken from and slabs given back to the page
+	allocator, summed over every cache of the dump after the workloads
+	(counters since boot), for 'slqb' or 'slub'; None without a dump."""
+	allocs_keys, new_key, freed_key = WORKLOAD_TRIP_FIELDS[alloc]
+	allocs = new = freed = 0
+	seen = False
+	for s in stats:
+		if s.get('phase') != 'after' or s.get('case') != 'workloads':
+			continue
+		try:
+			n = sum(int(s[k]) for k in allocs_keys)
+			taken, given = int(s[new_key]), int(s[freed_key])
+		except (KeyError, ValueError):
+			continue
+		seen = True
+		allocs += n
+		new += taken
+		freed += given
+	return (allocs, new, freed) if seen else None
+
+
+def workload_trips_line(name: str,
+			trips: Optional[Tuple[int, int, int]]) -> str:
+	"""One allocator's page-allocator round trips over the workloads."""
+	if trips is None:
+		return f'{name}: no counters after the workloads'
+	allocs, new, freed = trips
+	return (f'{name}: {new} slabs taken and {freed} given back for {allocs} '
+		f'allocations, {per_1000(new + freed, allocs)} round trips per '
+		f'1000 allocations')
+
+
 def pct(part: int, whole: int) -> str:
 	"""part/whole in percent, one decimal ('-' when whole is 0)."""
 	return f'{100.0 * part / whole:.1f}' if whole else '-'
@@ -991,13 +1033,15 @@ Per micro case (each run alone) and kmalloc cache, SLQB's counters moved by:
 """
 
 
-# The counters boot: each micro case alone, then the system workloads,
-# then every cache's counters (the trim maxima of the whole boot).
-COUNTER_WORKLOADS = 'stats,hackbench,perf,churn,trim'
+# The counters boots: each micro case alone, then the system workloads,
+# then every cache's counters (the trim maxima of the whole boot, and both
+# allocators' page-allocator round trips).
+COUNTER_WORKLOADS = 'stats,hackbench,perf,churn,net,loops,trim'
 TRIM_TOP = 12
 TRIM_LEGEND = """\
 The periodic trim over the whole boot (the micro cases, then hackbench,
-perf messaging and the file churn): per cache, its passes, the objects
+perf messaging, the file churn, the RR and stream drivers and the
+per-system-call loops): per cache, its passes, the objects
 they released, and the longest pass in ns and the most objects one pass
 released (trim_worst_ns, trim_worst_objects), the caches with the longest
 pass first."""
@@ -1037,6 +1081,12 @@ def trim_view(stats: List[Dict[str, str]]) -> Tuple[str, List[List[str]]]:
 	return line, rows
 
 
+WORKLOAD_TRIPS_LEGEND = """\
+Page-allocator round trips over the workloads, every cache (SLUB's merged
+caches each once), counted since boot: SLQB's statistics kernel and the
+SLUB kernel with CONFIG_SLUB_STATS=y ran the same workloads."""
+
+
 PAGE_TRIPS_LEGEND = """\
 Page-allocator round trips per micro case and kmalloc cache: slabs taken
 from the page allocator (SLQB alloc_slab_new, SLUB alloc_slab) and given
@@ -1050,8 +1100,8 @@ def cmd_counters(args: argparse.Namespace) -> int:
 	"""slqb bench --counters: each micro case alone on the SLQB kernel of
 	`slqb boot` (CONFIG_SLQB_STATS=y), SLQB's counters before and after,
 	then the workloads and the trim maxima of every cache; and the same
-	micro cases on SLUB with CONFIG_SLUB_STATS=y, for the page-allocator
-	round trips of both."""
+	on SLUB with CONFIG_SLUB_STATS=y, for the page-allocator round trips
+	of both, per micro case and over the workloads."""
 	plan = QUICK if args.quick else FULL
 	ensure_packages()
 	ensure_packages(BENCH_PACKAGES)
@@ -1069,18 +1119,24 @@ def cmd_counters(args: argparse.Namespace) -> int:
 			    bench_append(plan, COUNTER_WORKLOADS, None), False,
 			    args.timeout or 1200, args.verbose)
 	slub_result = boot_bench(paths, slub_prepared, slub.name, 0, shape,
-				 bench_append(plan, 'stats', None), False,
-				 args.timeout or 1200, args.verbose)
+				 bench_append(plan, COUNTER_WORKLOADS, None),
+				 False, args.timeout or 1200, args.verbose)
 	rows = counter_deltas(result.parsed.stats)
 	slub_rows = counter_deltas(slub_result.parsed.stats, SLUB_COUNTER_COLUMNS, 0)
 	trips_line, trips_rows = page_trips_view(rows, slub_rows)
 	trim_line, trim_rows = trim_view(result.parsed.stats)
+	workload_lines = '\n'.join((
+		workload_trips_line('SLQB', workload_trips(result.parsed.stats,
+							   'slqb')),
+		workload_trips_line('SLUB', workload_trips(slub_result.parsed.stats,
+							   'slub'))))
 	text = (f'SLQB counters per micro case (caches with 1000+ allocs), '
 		f'{shape.describe()}, kernel {variant.spec.name} (debug config, '
 		f'SLQB_STATS=y), log {result.log_path}\n\n{COUNTER_LEGEND}\n'
 		f'{format_table(counter_view(rows))}\n\n{PAGE_TRIPS_LEGEND}\n'
 		f'SLUB: kernel {slub.spec.name}, log {slub_result.log_path}\n'
-		f'{trips_line}\n\n{format_table(trips_rows)}\n\nRaw deltas:\n\n'
+		f'{trips_line}\n\n{format_table(trips_rows)}\n\n'
+		f'{WORKLOAD_TRIPS_LEGEND}\n{workload_lines}\n\nRaw deltas:\n\n'
 		f'{format_table(rows)}\n\n{TRIM_LEGEND}\n{trim_line}\n\n'
 		f'{format_table(trim_rows) if trim_rows else ""}\n')
 	write_text(os.path.join(out_dir, 'counters.txt'), text)
@@ -1154,8 +1210,8 @@ def add_parser(sub: argparse._SubParsersAction, positive_int) -> None:
 	p.add_argument('--counters', action='store_true',
 		       help='run each micro case alone, then the workloads, on the '
 		       'SLQB_STATS kernel of `slqb boot` and show the SLQB '
-		       'counters and the trim\'s worst passes; and the micro '
-		       'cases on SLUB with SLUB_STATS, for both allocators\' '
+		       'counters and the trim\'s worst passes; and the same '
+		       'on SLUB with SLUB_STATS, for both allocators\' '
 		       'page-allocator round trips')
 	p.add_argument('--profile', action='store_true',
 		       help='after the workloads, run them again under perf\'s '

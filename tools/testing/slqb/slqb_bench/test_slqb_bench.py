@@ -602,6 +602,35 @@ class BenchMathsTest(unittest.TestCase):
 		self.assertIn('in 2, more than 1.1x and by at least one per 1000 '
 			      'allocations in 1: pair/kmalloc-64', line)
 
+	def test_workload_trips(self):
+		def dump(cache, **counters):
+			return dict({'phase': 'after', 'case': 'workloads',
+				     'cache': cache},
+				    **{k: str(v) for k, v in counters.items()})
+		slqb = [dump('filp', alloc=1000, alloc_slab_new=30,
+			     flush_slab_free=20),
+			dump('kmalloc-64', alloc=3000, alloc_slab_new=5,
+			     flush_slab_free=5),
+			# a micro case's dump and a cache without counters count not
+			dict(dump('filp', alloc=10 ** 6, alloc_slab_new=1,
+				  flush_slab_free=1), case='pair'),
+			dump('odd', alloc='x', alloc_slab_new=1, flush_slab_free=1)]
+		self.assertEqual(slqb_bench.workload_trips(slqb, 'slqb'),
+				 (4000, 35, 25))
+		slub = [dump(':0000256', alloc_fastpath=900, alloc_slowpath=100,
+			     alloc_slab=40, free_slab=30)]
+		self.assertEqual(slqb_bench.workload_trips(slub, 'slub'),
+				 (1000, 40, 30))
+		# SLUB's dump has none of SLQB's names, and the other way round
+		self.assertIsNone(slqb_bench.workload_trips(slub, 'slqb'))
+		self.assertIsNone(slqb_bench.workload_trips(slqb, 'slub'))
+		self.assertEqual(
+			slqb_bench.workload_trips_line('SLQB', (4000, 35, 25)),
+			'SLQB: 35 slabs taken and 25 given back for 4000 '
+			'allocations, 15.0 round trips per 1000 allocations')
+		self.assertEqual(slqb_bench.workload_trips_line('SLUB', None),
+				 'SLUB: no counters after the workloads')
+
 	def test_trim_view(self):
 		def dump(cache, runs, ns, objs, batch, **extra):
 			return dict({'phase': 'after', 'case': 'workloads',
