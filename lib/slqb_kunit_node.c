@@ -60,6 +60,18 @@ static void slqb_test_thisnode_no_memory(struct kunit *test)
 	slqbt_destroy_empty(test, s);
 }
 
+/*
+ * A cache for a case that needs online CPUs @a and @b on two memory nodes;
+ * the case is skipped where there are none.
+ */
+static struct kmem_cache *two_node_cache(struct kunit *test, const char *name,
+					 int *a, int *b)
+{
+	if (!slqbt_cpus_on_two_nodes(a, b))
+		kunit_skip(test, "needs online CPUs on two memory nodes");
+	return slqbt_cache(test, name, TEST_OBJ_SIZE, 0, 0, NULL);
+}
+
 struct node_alloc_ctx {
 	struct kmem_cache *s;
 	int node;
@@ -93,9 +105,7 @@ static void slqb_test_node_try_first(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b;
 
-	if (!slqbt_cpus_on_two_nodes(&a, &b))
-		kunit_skip(test, "needs online CPUs on two memory nodes");
-	s = slqbt_cache(test, "slqb_test_node_try", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = two_node_cache(test, "slqb_test_node_try", &a, &b);
 	ctx.s = s;
 	ctx.node = cpu_to_mem(b);
 	slqb_test_watch_pages(s, &w);
@@ -147,9 +157,7 @@ static void slqb_test_thisnode_lifo(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b, i;
 
-	if (!slqbt_cpus_on_two_nodes(&a, &b))
-		kunit_skip(test, "needs online CPUs on two memory nodes");
-	s = slqbt_cache(test, "slqb_test_thisnode", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = two_node_cache(test, "slqb_test_thisnode", &a, &b);
 	fill.s = s;
 	fill.nr = 16;
 	ctx.s = s;
@@ -216,9 +224,7 @@ static void slqb_test_node_stash(struct kunit *test)
 	struct slab *slab;
 	int a, b, i;
 
-	if (!slqbt_cpus_on_two_nodes(&a, &b))
-		kunit_skip(test, "needs online CPUs on two memory nodes");
-	s = slqbt_cache(test, "slqb_test_stash", TEST_OBJ_SIZE, 0, 0, NULL);
+	s = two_node_cache(test, "slqb_test_stash", &a, &b);
 	ctx.s = s;
 	ctx.near = cpu_to_mem(a);
 	ctx.far = cpu_to_mem(b);
@@ -347,10 +353,7 @@ static void slqb_test_stash_pop_aba(struct kunit *test)
 	struct kmem_cache *s;
 	int a, b;
 
-	if (!slqbt_cpus_on_two_nodes(&a, &b))
-		kunit_skip(test, "needs online CPUs on two memory nodes");
-	s = slqbt_cache(test, "slqb_test_stash_aba", TEST_OBJ_SIZE, 0, 0,
-			NULL);
+	s = two_node_cache(test, "slqb_test_stash_aba", &a, &b);
 	/* Batches of 8, well under a slab: every refill stashes 7. */
 	KUNIT_ASSERT_GE(test, s->objects, 16U);
 	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 0, 8), 0);
