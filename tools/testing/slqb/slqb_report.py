@@ -46,7 +46,8 @@ BAD_PATTERNS: List[Tuple[str, re.Pattern]] = [(label, re.compile(rx)) for label,
 # finished prematurely ...', which a stressor prints when it gives up
 # after failed calls, as under fault injection) are user space, not kernel
 # reports. A line that also holds a printk time stamp has kernel output
-# spliced into it, and is read as any other.
+# spliced into it: the kernel's part starts at the stamp, and only that
+# part is read.
 USER_SPACE_LINE = re.compile(r'^stress-ng: (?:info|warn|fail|error|metrc|debug): ')
 PRINTK_STAMP_ANYWHERE = re.compile(r'\[\s*\d+\.\d+\]')
 
@@ -79,9 +80,13 @@ class Finding:
 
 def classify(line: str) -> Optional[str]:
 	"""The label of the first bad pattern that matches line, if any (none
-	on a line of stress-ng's own, see USER_SPACE_LINE)."""
-	if USER_SPACE_LINE.match(line) and not PRINTK_STAMP_ANYWHERE.search(line):
-		return None
+	on a line of stress-ng's own, and only the kernel's part of one with
+	kernel output spliced in, see USER_SPACE_LINE)."""
+	if USER_SPACE_LINE.match(line):
+		stamp = PRINTK_STAMP_ANYWHERE.search(line)
+		if not stamp:
+			return None
+		line = line[stamp.start():]
 	for label, pattern in BAD_PATTERNS:
 		if pattern.search(line):
 			return label

@@ -1372,6 +1372,12 @@ class FaultsConsoleTest(unittest.TestCase):
 		# kernel output spliced into one of its lines is read as ever
 		self.assertEqual(classify('stress-ng: warn:  [1069] pipe: WAR[   50.1] WARNING: '
 					  'CPU: 1 PID: 2 at mm/slqb.c:551 alloc_slow'), 'WARNING:')
+		# but the user space part before the splice is not (CI of 26c810f)
+		self.assertIsNone(classify('stress-ng: warn:  [1090] msg: WARNING: finished '
+					   'prematurely after just 4.35s[   30.225645] Huh '
+					   'VM_FAULT_OOM leaked out to the #PF handler. Retrying PF'))
+		self.assertEqual(classify('stress-ng: warn:  [1090] msg: WARNING: x[   30.2] '
+					  'BUG: KASAN: use-after-free in y'), 'KASAN report')
 		# and a kernel line of a task called stress-ng is the kernel's
 		self.assertEqual(classify('[   50.1] stress-ng: info: BUG: x'), 'BUG:')
 		self.assertEqual(classify('stress-ng-fork: WARNING: x'), 'WARNING:')
