@@ -211,46 +211,48 @@ static int do_stash_allocs(void *arg)
 }
 
 /*
- * Allocations for another node take a batch of one of its slabs onto the
- * CPU's stash under the node's lock, and the next ones pop it; a request
- * for a different node gives the stash back to its slab first, never takes
- * an object of it, and a shrink empties it.
+ * Allocations for another node take the rest of one of its slabs onto the
+ * CPU's stash under the node's lock, all of it where it fits under hiwater
+ * (freebatch is set well below a slab here), and the next ones pop it; a
+ * request for a different node gives the stash back to its slab first,
+ * never takes an object of it, and a shrink empties it. The stash of a
+ * slab larger than hiwater is slqb_test_stash_pop_aba()'s.
  */
 static void slqb_test_node_stash(struct kunit *test)
 {
 	struct stash_ctx ctx = {};
-	unsigned int batch, refill;
+	unsigned int whole;
 	struct kmem_cache *s;
 	struct slab *slab;
 	int a, b, i;
 
 	s = two_node_cache(test, "slqb_test_stash", &a, &b);
+	KUNIT_ASSERT_GE(test, s->objects, 16U);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, s->objects, 8), 0);
 	ctx.s = s;
 	ctx.near = cpu_to_mem(a);
 	ctx.far = cpu_to_mem(b);
-	batch = min(s->objects, READ_ONCE(s->freebatch));
-	KUNIT_ASSERT_GE(test, batch, 5U);
+	whole = s->objects - 1;
 
 	slqbt_run_on(test, a, do_stash_allocs, &ctx);
 	for (i = 0; i < 5; i++)
 		KUNIT_ASSERT_NOT_NULL(test, ctx.objs[i]);
 	slab = virt_to_slab(ctx.objs[0]);
 	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_EQ(test, ctx.stash_nr[i], batch - 1 - i);
+		KUNIT_EXPECT_EQ(test, ctx.stash_nr[i], whole - i);
 		KUNIT_EXPECT_EQ(test, ctx.stash_node[i], ctx.far);
 		KUNIT_EXPECT_PTR_EQ(test, virt_to_slab(ctx.objs[i]), slab);
 	}
 	KUNIT_EXPECT_EQ(test, slab_nid(slab), ctx.far);
 	/* The far node's stash went back before the near node's batch. */
-	KUNIT_EXPECT_EQ(test, ctx.stash_nr[4], batch - 1);
+	KUNIT_EXPECT_EQ(test, ctx.stash_nr[4], whole);
 	KUNIT_EXPECT_EQ(test, ctx.stash_node[4], ctx.near);
 	KUNIT_EXPECT_EQ(test, page_to_nid(virt_to_page(ctx.objs[4])), ctx.near);
 	/* Back to the far node: its slab again, with the near stash back. */
 	KUNIT_EXPECT_PTR_EQ(test, virt_to_slab(ctx.objs[5]), slab);
 	KUNIT_EXPECT_EQ(test, ctx.stash_node[5], ctx.far);
-	refill = min(s->objects - 4, batch);
-	KUNIT_EXPECT_EQ(test, ctx.stash_nr[5], refill - 1);
-	KUNIT_EXPECT_EQ(test, slab->inuse, 4 + refill);
+	KUNIT_EXPECT_EQ(test, ctx.stash_nr[5], whole - 4);
+	KUNIT_EXPECT_EQ(test, slab->inuse, s->objects);
 
 	kmem_cache_shrink(s);
 	KUNIT_EXPECT_EQ(test, cpu_of(s, a)->stash.nr, 0U);
@@ -354,9 +356,9 @@ static void slqb_test_stash_pop_aba(struct kunit *test)
 	int a, b;
 
 	s = two_node_cache(test, "slqb_test_stash_aba", &a, &b);
-	/* Batches of 8, well under a slab: every refill stashes 7. */
-	KUNIT_ASSERT_GE(test, s->objects, 16U);
-	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 0, 8), 0);
+	/* A slab past hiwater, batches of 8: every refill stashes 7. */
+	KUNIT_ASSERT_GE(test, s->objects, 32U);
+	KUNIT_ASSERT_EQ(test, slqb_set_tunables(s, 16, 8), 0);
 	aba.s = s;
 	aba.near = cpu_to_mem(a);
 	aba.far = cpu_to_mem(b);

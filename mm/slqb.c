@@ -19,15 +19,16 @@
  *    A refill takes a slab's whole freelist when it fits under hiwater, else
  *    freebatch objects of it; a new slab whose objects fit under hiwater
  *    goes onto an empty LIFO whole, without passing through the list;
- *  - the stash (kmem_cache_cpu.stash): at most freebatch objects of one slab
- *    of a node list, for this CPU's node-specific allocations for that node
- *    (see "Nodes"). They pop it as allocations pop the LIFO, lockless where
- *    the LIFO's pop is. One that finds the stash empty, or holding another
- *    node's objects, gives it back and takes an object under the node's lock,
- *    and up to freebatch - 1 more of the same slab with it: a CPU that
- *    allocates for another node takes the lock once a batch, not once an
- *    object. Drains, the dead-CPU drain, a change of the local node and every
- *    trim pass give it back;
+ *  - the stash (kmem_cache_cpu.stash): objects of one slab of a node list,
+ *    for this CPU's node-specific allocations for that node (see "Nodes").
+ *    They pop it as allocations pop the LIFO, lockless where the LIFO's pop
+ *    is. One that finds the stash empty, or holding another node's objects,
+ *    gives it back and takes an object under the node's lock, and the rest
+ *    of the slab's freelist with it, as a refill of the LIFO does: all of it
+ *    if it fits under hiwater, else freebatch objects in all. A CPU that
+ *    allocates for another node takes the lock once a slab or a batch, not
+ *    once an object. Drains, the dead-CPU drain, a change of the local node
+ *    and every trim pass give it back;
  *  - the rlist (kmem_cache_cpu.rlist): objects freed here that belong to
  *    one other CPU's slabs, handed over to that CPU in one move once
  *    freebatch of them have gathered, or when a free for another CPU comes;
@@ -731,25 +732,34 @@ static void *adopt_node_slab(struct kmem_cache *s, struct kmem_cache_list *l,
 
 /*
  * Take an object of @slab, a partial slab of the list of @n, under the
- * node's lock. An empty stash takes up to freebatch - 1 more in the same
- * move, for the next allocations for that node; a slab of the emergency
+ * node's lock. An empty stash takes the rest of the slab's freelist in the
+ * same move, for the next allocations for that node, as a refill of the
+ * LIFO does (fill_lifo()): all of it when that fits under hiwater, which
+ * takes no walk, else freebatch objects in all. A slab of the emergency
  * reserves gives one object at a time (see "Emergency reserves" at the top).
  */
 static void *node_take(struct kmem_cache *s, struct kmem_cache_node *n,
 		       struct slab *slab)
 {
 	struct kmem_cache_cpu *c = this_cpu_ptr(s->cpu_slab);
-	unsigned int nr = min(slab_free_objects(s, slab),
-			      READ_ONCE(s->freebatch)), i;
+	unsigned int nr = slab_free_objects(s, slab), i;
+	unsigned int batch = READ_ONCE(s->freebatch);
+	bool whole = nr <= READ_ONCE(s->hiwater) || nr <= batch;
 	void *object = slab->freelist, *last = object;
 
+	if (!whole)
+		nr = batch;
 	stat(&n->list, ALLOC);
 	if (c->stash.nr || nr < 2 || unlikely(slab_test_pfmemalloc(slab)))
 		return slab_take_object(s, &n->list, slab);
-	for (i = 1; i < nr; i++)
-		last = get_freepointer(s, last);
-	slab->freelist = get_freepointer(s, last);
-	set_freepointer(s, last, NULL);
+	if (whole) {
+		slab->freelist = NULL;
+	} else {
+		for (i = 1; i < nr; i++)
+			last = get_freepointer(s, last);
+		slab->freelist = get_freepointer(s, last);
+		set_freepointer(s, last, NULL);
+	}
 	slab_taken(&n->list, slab, nr);
 	c->stash.head = get_freepointer(s, object);
 	c->stash.nr = nr - 1;

@@ -233,7 +233,7 @@ static int slqb_cpu_dead(unsigned int cpu)
  * local node's reserve.
  * A LIFO that nobody touched since the last pass (same head, same length)
  * is flushed whole; a busy one loses freebatch objects (slqb_flush_lifo()).
- * The work is bounded by hiwater objects, freebatch of the stash and the
+ * The work is bounded by hiwater objects, as many on the stash and the
  * capped remote queue (see slqb_remote_over_cap()).
  * Returns how many objects this CPU still queues for @s.
  */
