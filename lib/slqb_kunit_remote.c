@@ -99,6 +99,78 @@ static void slqb_test_remote_free_cross_node(struct kunit *test)
 	slqbt_destroy_empty(test, s);
 }
 
+/* CPUs @a and @a2 of one node with memory, and @b of another such node. */
+static bool cpus_two_and_one(int *a, int *a2, int *b)
+{
+	int i, j, k;
+
+	for_each_online_cpu(i)
+		for_each_online_cpu(j)
+			for_each_online_cpu(k)
+				if (i != j && cpu_to_mem(i) == cpu_to_mem(j) &&
+				    cpu_to_mem(k) != cpu_to_mem(i) &&
+				    node_state(cpu_to_mem(i), N_NORMAL_MEMORY) &&
+				    node_state(cpu_to_mem(k), N_NORMAL_MEMORY)) {
+					*a = i;
+					*a2 = j;
+					*b = k;
+					return true;
+				}
+	return false;
+}
+
+/*
+ * B's rlist gathers for one owner at a time: B's first free of an object
+ * of A2, with A's objects on the rlist, hands those over to A and starts
+ * a batch for A2. Each owner's remote queue holds only its own objects.
+ */
+static void slqb_test_remote_free_owner_switch(struct kunit *test)
+{
+	struct slqb_test_ctx ca = { .objs = test_array(test), .nr = 3 };
+	struct slqb_test_ctx ca2 = { .objs = test_array(test), .nr = 2 };
+	struct slqb_test_ctx drain = { .objs = test_array(test) };
+	struct slqb_test_ctx again = { .objs = test_array(test), .nr = 1 };
+	struct kmem_cache_list *la, *la2;
+	struct kmem_cache_cpu *cb;
+	struct kmem_cache *s;
+	int a, a2, b;
+
+	if (!cpus_two_and_one(&a, &a2, &b))
+		kunit_skip(test, "needs two online CPUs on one memory node and one on another");
+	s = slqbt_short_cache(test, "slqb_test_remote_switch");
+	ca.s = s;
+	ca2.s = s;
+	drain.s = s;
+	again.s = s;
+	la = cpu_list(s, a);
+	la2 = cpu_list(s, a2);
+	cb = cpu_of(s, b);
+	KUNIT_ASSERT_GT(test, s->freebatch, ca.nr + ca2.nr);
+
+	slqbt_lock_slabs();
+	slqbt_run_on(test, a, slqbt_do_alloc, &ca);
+	slqbt_run_on(test, a2, slqbt_do_alloc, &ca2);
+	slqbt_run_on(test, b, slqbt_do_free, &ca);
+	KUNIT_EXPECT_EQ(test, cb->rlist_nr, ca.nr);
+	KUNIT_EXPECT_PTR_EQ(test, cb->rlist_target, la);
+	slqbt_run_on(test, b, slqbt_do_free, &ca2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), (int)ca.nr);
+	KUNIT_EXPECT_EQ(test, cb->rlist_nr, ca2.nr);
+	KUNIT_EXPECT_PTR_EQ(test, cb->rlist_target, la2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la2->remote_nr), 0);
+	/* A's next miss claims its three, the last one freed first. */
+	slqbt_run_on(test, a, slqbt_do_empty_lifo, &drain);
+	slqbt_run_on(test, a, slqbt_do_alloc, &again);
+	expect_same(test, again.objs[0], ca.objs[ca.nr - 1]);
+	KUNIT_EXPECT_EQ(test, la->nr, ca.nr - 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&la->remote_nr), 0);
+	slqbt_run_on(test, a, slqbt_do_free, &again);
+	slqbt_run_on(test, a, slqbt_do_free, &drain);
+	slqbt_unlock_slabs(test);
+
+	slqbt_destroy_empty(test, s);
+}
+
 /*
  * On one node, a remote free goes to the freeing CPU's LIFO; when that
  * LIFO is trimmed the object is handed to its owner's remote queue.
@@ -493,6 +565,7 @@ static void slqb_test_push_wakes_owner(struct kunit *test)
 
 static struct kunit_case slqb_remote_cases[] = {
 	KUNIT_CASE(slqb_test_remote_free_cross_node),
+	KUNIT_CASE(slqb_test_remote_free_owner_switch),
 	KUNIT_CASE(slqb_test_remote_free_same_node),
 	KUNIT_CASE(slqb_test_push_wakes_owner),
 	KUNIT_CASE(slqb_test_remote_runs_by_owner),

@@ -31,7 +31,9 @@
  *    and every trim pass give it back;
  *  - the rlist (kmem_cache_cpu.rlist): objects freed here that belong to
  *    one other CPU's slabs, handed over to that CPU in one move once
- *    freebatch of them have gathered, or when a free for another CPU comes;
+ *    freebatch of them have gathered, or when a free for another CPU comes.
+ *    A free of another node's object for the CPU it gathers for joins it
+ *    as a free joins the LIFO, inline (rlist_push());
  *  - the remote queue (kmem_cache_list.remote_head, .remote_nr): what other
  *    CPUs handed over. Producers push a chain with a compare-and-exchange;
  *    only the owner takes, and it takes everything at once: onto an empty
@@ -1270,7 +1272,7 @@ EXPORT_SYMBOL(kmem_cache_alloc_node);
 
 /* The slow part of a free: a LIFO over hiwater, or an object of another node. */
 static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
-			       void *object, bool local)
+			       struct slab *slab, void *object, bool local)
 {
 	unsigned int hiwater = READ_ONCE(s->hiwater);
 	unsigned int batch = READ_ONCE(s->freebatch);
@@ -1295,8 +1297,6 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 			nr = batch;
 		slqb_flush_lifo(s, c, nr, &discard);
 	} else {
-		struct slab *slab = object_slab(object);
-
 		/* Not an object of the emergency reserves: see __slqb_free(). */
 		if (slab_nid(slab) != slqb_local_node())
 			stat(&c->list, FREE_REMOTE);
@@ -1306,9 +1306,36 @@ static noinline void free_slow(struct kmem_cache *s, struct kmem_cache_cpu *c,
 }
 
 /*
+ * An object of another node whose slab the CPU that the rlist gathers for
+ * owns joins the rlist here, with no call, unless it completes a batch:
+ * free_slow() hands that over, and takes the objects for any other owner.
+ * The owner may go offline meanwhile, as it may after any rlist_add():
+ * remote_push() sends what reaches a dead owner home. A slab of the
+ * emergency reserves is a node list's, never the rlist's target.
+ */
+static __always_inline bool rlist_push(struct kmem_cache *s,
+				       struct kmem_cache_cpu *c,
+				       struct slab *slab, void *object)
+{
+	/* A racing write of freebatch is safe: see Bounds at the top. */
+	unsigned int batch = data_race(s->freebatch);
+
+	if (READ_ONCE(slab->list) != c->rlist_target || c->rlist_nr + 1 >= batch)
+		return false;
+	if (!c->rlist)
+		c->rlist_tail = object;
+	set_freepointer(s, object, c->rlist);
+	c->rlist = object;
+	c->rlist_nr++;
+	stat(&c->list, FREE_REMOTE);
+	return true;
+}
+
+/*
  * Free one object with interrupts disabled. An object of the local memory
- * node goes on this CPU's LIFO, whoever owns its slab; one of another node,
- * or of a slab of the emergency reserves, goes home at once.
+ * node goes on this CPU's LIFO, whoever owns its slab; one of another node
+ * goes to the rlist if another CPU owns its slab, else home at once, and
+ * so does one of a slab of the emergency reserves.
  */
 static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 					void *object)
@@ -1323,9 +1350,9 @@ static __always_inline void __slqb_free(struct kmem_cache *s, struct slab *slab,
 		/* A racing write of hiwater is safe: see Bounds at the top. */
 		if (likely(++l->nr <= data_race(s->hiwater)))
 			return;
-		free_slow(s, c, object, true);
-	} else {
-		free_slow(s, c, object, false);
+		free_slow(s, c, slab, object, true);
+	} else if (!rlist_push(s, c, slab, object)) {
+		free_slow(s, c, slab, object, false);
 	}
 }
 
