@@ -45,10 +45,13 @@ BAD_PATTERNS: List[Tuple[str, re.Pattern]] = [(label, re.compile(rx)) for label,
 # stress-ng's own log lines ('stress-ng: warn:  [1069] pipe: WARNING:
 # finished prematurely ...', which a stressor prints when it gives up
 # after failed calls, as under fault injection) are user space, not kernel
-# reports. A line that also holds a printk time stamp has kernel output
-# spliced into it: the kernel's part starts at the stamp, and only that
-# part is read.
-USER_SPACE_LINE = re.compile(r'^stress-ng: (?:info|warn|fail|error|metrc|debug): ')
+# reports, and so is the rest of such a line that a kernel line broke in
+# two ('  [1069] pipe: WARNING: ...' on the line after the kernel's): a
+# pid in brackets, where a printk stamp has a decimal point. A line that
+# also holds a printk time stamp has kernel output spliced into it: the
+# kernel's part starts at the stamp, and only that part is read.
+USER_SPACE_LINE = re.compile(r'^(?:stress-ng: (?:info|warn|fail|error|metrc|debug): |'
+			     r'\s*\[\d+\] [\w.-]+: )')
 PRINTK_STAMP_ANYWHERE = re.compile(r'\[\s*\d+\.\d+\]')
 
 KTAP_RESULT_RE = re.compile(r'^(ok|not ok) (\d+)(?: (.*?))?(?: # (SKIP|TODO)\b ?(.*))?$')

@@ -1378,6 +1378,11 @@ class FaultsConsoleTest(unittest.TestCase):
 					   'VM_FAULT_OOM leaked out to the #PF handler. Retrying PF'))
 		self.assertEqual(classify('stress-ng: warn:  [1090] msg: WARNING: x[   30.2] '
 					  'BUG: KASAN: use-after-free in y'), 'KASAN report')
+		# nor the rest of one that a kernel line broke in two (CI of ecbddb3)
+		self.assertIsNone(classify('  [1078] pipe: WARNING: finished prematurely after '
+					   'just 6.29s'))
+		self.assertEqual(classify('  [1078] pipe: x[   35.8] WARNING: CPU: 1 PID: 2 at '
+					  'mm/slqb.c:551 alloc_slow'), 'WARNING:')
 		# and a kernel line of a task called stress-ng is the kernel's
 		self.assertEqual(classify('[   50.1] stress-ng: info: BUG: x'), 'BUG:')
 		self.assertEqual(classify('stress-ng-fork: WARNING: x'), 'WARNING:')
